@@ -1,0 +1,2 @@
+// The umbrella module: `import Baton` brings in every Baton module.
+@_exported import BatonLocks

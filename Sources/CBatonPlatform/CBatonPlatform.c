@@ -1,0 +1,16 @@
+#include "CBatonPlatform.h"
+
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int baton_futex_wait(uint32_t *address, uint32_t expected) {
+    return (int)syscall(SYS_futex, address, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+int baton_futex_wake(uint32_t *address, int count) {
+    long woken = syscall(SYS_futex, address, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
+    return woken < 0 ? 0 : (int)woken;
+}
+#endif
