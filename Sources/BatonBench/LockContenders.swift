@@ -1,0 +1,234 @@
+import BatonLocks
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A `[Int: Int]` shared by threads, guarded one way or another: the subject of the
+/// readers-writers experiment.
+protocol SharedDictionary: AnyObject, Sendable {
+    init(_ initial: [Int: Int])
+    func read(_ key: Int) -> Int?
+    func write(_ key: Int, _ value: Int)
+}
+
+// Each class below guards `dictionary` with the lock or queue it is named after, which makes
+// the @unchecked Sendable conformances true. The lock, not the runtime's exclusivity check,
+// keeps accesses apart, so every contender skips that check (as Protected and Mutex do).
+
+final class NSLockDictionary: SharedDictionary, @unchecked Sendable {
+    private let lock = NSLock()
+    @exclusivity(unchecked) private var dictionary: [Int: Int]
+    init(_ initial: [Int: Int]) { dictionary = initial }
+    func read(_ key: Int) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        return dictionary[key]
+    }
+    func write(_ key: Int, _ value: Int) {
+        lock.lock()
+        dictionary[key] = value
+        lock.unlock()
+    }
+}
+
+final class PthreadMutexDictionary: SharedDictionary, @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @exclusivity(unchecked) private var dictionary: [Int: Int]
+    init(_ initial: [Int: Int]) {
+        dictionary = initial
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+    func read(_ key: Int) -> Int? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return dictionary[key]
+    }
+    func write(_ key: Int, _ value: Int) {
+        pthread_mutex_lock(mutex)
+        dictionary[key] = value
+        pthread_mutex_unlock(mutex)
+    }
+}
+
+final class PthreadRWLockDictionary: SharedDictionary, @unchecked Sendable {
+    private let rwlock: UnsafeMutablePointer<pthread_rwlock_t>
+    @exclusivity(unchecked) private var dictionary: [Int: Int]
+    init(_ initial: [Int: Int]) {
+        dictionary = initial
+        rwlock = .allocate(capacity: 1)
+        rwlock.initialize(to: pthread_rwlock_t())
+        pthread_rwlock_init(rwlock, nil)
+    }
+    deinit {
+        pthread_rwlock_destroy(rwlock)
+        rwlock.deallocate()
+    }
+    func read(_ key: Int) -> Int? {
+        pthread_rwlock_rdlock(rwlock)
+        defer { pthread_rwlock_unlock(rwlock) }
+        return dictionary[key]
+    }
+    func write(_ key: Int, _ value: Int) {
+        pthread_rwlock_wrlock(rwlock)
+        dictionary[key] = value
+        pthread_rwlock_unlock(rwlock)
+    }
+}
+
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+final class StdlibMutexDictionary: SharedDictionary, Sendable {
+    private let mutex: Mutex<[Int: Int]>
+    init(_ initial: [Int: Int]) { mutex = Mutex(initial) }
+    func read(_ key: Int) -> Int? { mutex.withLock { $0[key] } }
+    func write(_ key: Int, _ value: Int) { mutex.withLock { $0[key] = value } }
+}
+
+final class BarrierQueueDictionary: SharedDictionary, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "bench.barrier", attributes: .concurrent)
+    @exclusivity(unchecked) private var dictionary: [Int: Int]
+    init(_ initial: [Int: Int]) { dictionary = initial }
+    func read(_ key: Int) -> Int? { queue.sync { dictionary[key] } }
+    func write(_ key: Int, _ value: Int) { queue.sync(flags: .barrier) { dictionary[key] = value } }
+}
+
+final class SerialQueueDictionary: SharedDictionary, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "bench.serial")
+    @exclusivity(unchecked) private var dictionary: [Int: Int]
+    init(_ initial: [Int: Int]) { dictionary = initial }
+    func read(_ key: Int) -> Int? { queue.sync { dictionary[key] } }
+    func write(_ key: Int, _ value: Int) { queue.sync { dictionary[key] = value } }
+}
+
+final class BatonLockDictionary: SharedDictionary, @unchecked Sendable {
+    private let lock = Lock()
+    @exclusivity(unchecked) private var dictionary: [Int: Int]
+    init(_ initial: [Int: Int]) { dictionary = initial }
+    func read(_ key: Int) -> Int? { lock.withLock { dictionary[key] } }
+    func write(_ key: Int, _ value: Int) { lock.withLock { dictionary[key] = value } }
+}
+
+final class BatonReadWriteLockDictionary: SharedDictionary, @unchecked Sendable {
+    private let lock = ReadWriteLock()
+    @exclusivity(unchecked) private var dictionary: [Int: Int]
+    init(_ initial: [Int: Int]) { dictionary = initial }
+    func read(_ key: Int) -> Int? { lock.withReadLock { dictionary[key] } }
+    func write(_ key: Int, _ value: Int) { lock.withWriteLock { dictionary[key] = value } }
+}
+
+final class BatonProtectedDictionary: SharedDictionary, Sendable {
+    private let protected: Protected<[Int: Int]>
+    init(_ initial: [Int: Int]) { protected = Protected(initial) }
+    func read(_ key: Int) -> Int? { protected.read { $0[key] } }
+    func write(_ key: Int, _ value: Int) { protected.write { $0[key] = value } }
+}
+
+/// A contender of the locks scenario: a name and a way to measure a mix with its dictionary.
+struct LockContender: Sendable {
+    let name: String
+    let baton: Bool
+    /// Slow contenders run this fraction of the operations so a full run stays within minutes;
+    /// the reported figure is per operation either way.
+    let share: Double
+    let measure: @Sendable (_ writers: Int, _ readers: Int, _ operations: Int) -> Double
+    let measureUncontended: @Sendable (_ write: Bool, _ operations: Int) -> Double
+
+    init<D: SharedDictionary>(_ name: String, baton: Bool = false, share: Double = 1, _ type: D.Type) {
+        self.name = name
+        self.baton = baton
+        self.share = share
+        measure = { writers, readers, operations in
+            measureMix(D.self, writers: writers, readers: readers, operations: operations)
+        }
+        measureUncontended = { write, operations in
+            measureSingleThread(D.self, write: write, operations: operations)
+        }
+    }
+
+    static var all: [LockContender] {
+        var contenders = [
+            LockContender("NSLock", NSLockDictionary.self),
+            LockContender("pthread_mutex", PthreadMutexDictionary.self),
+            LockContender("pthread_rwlock", PthreadRWLockDictionary.self),
+        ]
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            contenders.append(LockContender("Synchronization.Mutex", share: 0.1, StdlibMutexDictionary.self))
+        }
+        contenders += [
+            LockContender("GCD concurrent+barrier", share: 0.05, BarrierQueueDictionary.self),
+            LockContender("GCD serial queue", share: 0.1, SerialQueueDictionary.self),
+            LockContender("Lock", baton: true, BatonLockDictionary.self),
+            LockContender("ReadWriteLock", baton: true, BatonReadWriteLockDictionary.self),
+            LockContender("Protected", baton: true, BatonProtectedDictionary.self),
+        ]
+        return contenders
+    }
+}
+
+/// The shared dictionary's size: 1,024 keys, all present before the run, so writes replace
+/// values and never grow the table.
+let dictionarySize = 1024
+private let keysPerThread = 4096
+
+private func initialDictionary() -> [Int: Int] {
+    Dictionary(uniqueKeysWithValues: (0..<dictionarySize).map { ($0, $0) })
+}
+
+private func randomKeys(seed: UInt64) -> [Int] {
+    var generator = SplitMix64(seed: seed)
+    return (0..<keysPerThread).map { _ in Int.random(in: 0..<dictionarySize, using: &generator) }
+}
+
+/// Mean wall time per operation, in nanoseconds, with `writers` + `readers` threads each doing
+/// `operations` random writes or reads on one shared dictionary.
+private func measureMix<D: SharedDictionary>(
+    _ type: D.Type, writers: Int, readers: Int, operations: Int
+) -> Double {
+    let shared = D(initialDictionary())
+    var bodies: [@Sendable () -> Void] = []
+    for index in 0..<(writers + readers) {
+        let keys = randomKeys(seed: UInt64(index + 1))
+        if index < writers {
+            bodies.append {
+                for i in 0..<operations { shared.write(keys[i & (keysPerThread - 1)], i) }
+            }
+        } else {
+            bodies.append {
+                var sum = 0
+                for i in 0..<operations { sum &+= shared.read(keys[i & (keysPerThread - 1)]) ?? 0 }
+                blackHole(sum)
+            }
+        }
+    }
+    let elapsed = raceThreads(bodies)
+    return elapsed.nanoseconds / Double(operations * (writers + readers))
+}
+
+/// Time per operation, in nanoseconds, of one thread alone reading or writing.
+private func measureSingleThread<D: SharedDictionary>(_ type: D.Type, write: Bool, operations: Int) -> Double {
+    let shared = D(initialDictionary())
+    let keys = randomKeys(seed: 99)
+    var sum = 0
+    let elapsed = timeOnThisThread {
+        if write {
+            for i in 0..<operations { shared.write(keys[i & (keysPerThread - 1)], i) }
+        } else {
+            for i in 0..<operations { sum &+= shared.read(keys[i & (keysPerThread - 1)]) ?? 0 }
+        }
+    }
+    blackHole(sum)
+    return elapsed.nanoseconds / Double(operations)
+}

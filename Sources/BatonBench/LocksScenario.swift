@@ -1,0 +1,64 @@
+/// The classic readers-writers experiment: W writer and R reader threads on one shared
+/// `[Int: Int]` of 1,024 keys, each doing a fixed number of random writes or reads, guarded by
+/// each lock in turn; plus one thread alone reading or writing (the uncontended cost).
+public struct LocksScenario: Scenario {
+    public let name = "locks"
+    public let summary = "readers-writers on a shared [Int: Int]: Baton's locks vs NSLock, pthread, Mutex, GCD"
+
+    /// The mixes of the classic experiment, as (writers, readers).
+    static let mixes: [(writers: Int, readers: Int)] = [(3, 10), (1, 10), (5, 5), (10, 1)]
+
+    /// Operations per thread in a full run.
+    static let operationsPerThread = 100_000
+    /// Operations of the single-thread cases in a full run.
+    static let uncontendedOperations = 2_000_000
+
+    public init() {}
+
+    public func run(_ options: BenchOptions, progress: BenchProgress) -> ScenarioReport {
+        let contenders = LockContender.all
+        var samples: [String: [Double]] = [:]  // "case\u{0}contender" → one sample per rep
+        var order: [(case: String, contender: LockContender)] = []
+
+        func record(_ name: String, _ contender: LockContender, _ value: Double) {
+            let key = name + "\u{0}" + contender.name
+            if samples[key] == nil { order.append((name, contender)) }
+            samples[key, default: []].append(value)
+        }
+
+        // Repetitions outermost, so a noisy moment on a shared machine hits one rep of every
+        // contender rather than every rep of one.
+        for rep in 1...options.reps {
+            for mix in Self.mixes {
+                let label = "\(mix.writers)w/\(mix.readers)r"
+                for contender in contenders {
+                    progress("locks: rep \(rep)/\(options.reps) \(label) \(contender.name)")
+                    let operations = options.count(Int(Double(Self.operationsPerThread) * contender.share), minimum: 10)
+                    record(label, contender, contender.measure(mix.writers, mix.readers, operations))
+                }
+            }
+            for write in [false, true] {
+                let label = write ? "uncontended write" : "uncontended read"
+                for contender in contenders {
+                    progress("locks: rep \(rep)/\(options.reps) \(label) \(contender.name)")
+                    let operations = options.count(Int(Double(Self.uncontendedOperations) * contender.share), minimum: 10)
+                    record(label, contender, contender.measureUncontended(write, operations))
+                }
+            }
+        }
+
+        let results = order.map { entry in
+            BenchResult(
+                case: entry.case, contender: entry.contender.name, baton: entry.contender.baton,
+                unit: Unit.nanosecondsPerOperation, samples: samples[entry.case + "\u{0}" + entry.contender.name]!)
+        }
+        let shares = contenders.filter { $0.share < 1 }.map { "\($0.name) \(Int(($0.share * 100).rounded()))%" }
+        return ScenarioReport(
+            scenario: name, cores: activeCores, quick: options.quick, results: results,
+            notes: [
+                "Mean wall time per operation: total wall time of all threads ÷ all operations, lower is better.",
+                "Each thread does \(options.count(Self.operationsPerThread, minimum: 10)) random reads or writes on 1,024 keys; the single-thread cases \(options.count(Self.uncontendedOperations, minimum: 10)).",
+                "Slow anchors run a share of those operations so a full run stays short: \(shares.joined(separator: ", ")).",
+            ])
+    }
+}

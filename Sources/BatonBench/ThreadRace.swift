@@ -1,0 +1,62 @@
+import Foundation
+
+/// Runs each body on a thread of its own, releases them together, and returns the wall time
+/// from the release until the last one finished.
+///
+/// The threads are created and parked before the clock starts, so thread creation is not
+/// measured.
+func raceThreads(_ bodies: [@Sendable () -> Void]) -> Duration {
+    let ready = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+    let done = DispatchGroup()
+    for body in bodies {
+        done.enter()
+        let thread = Thread {
+            ready.signal()
+            gate.wait()
+            body()
+            done.leave()
+        }
+        thread.start()
+    }
+    for _ in bodies { ready.wait() }
+    let clock = ContinuousClock()
+    let start = clock.now
+    for _ in bodies { gate.signal() }
+    done.wait()
+    return clock.now - start
+}
+
+/// Times `body` on the calling thread.
+func timeOnThisThread(_ body: () -> Void) -> Duration {
+    ContinuousClock().measure(body)
+}
+
+extension Duration {
+    /// The duration in nanoseconds, as a floating-point number.
+    var nanoseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+    }
+}
+
+/// Keeps the optimiser from deleting a computation whose result is otherwise unused.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
+
+/// A small, fast, seedable generator (SplitMix64), so workloads are the same in every run.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
