@@ -1,8 +1,9 @@
 import Foundation
 
 /// Draws a scenario report as an SVG grouped bar chart: one group per case, one bar per
-/// contender, one panel per unit. Times use a logarithmic axis when they span more than a
-/// factor of 20, so that a 100× slower anchor and Baton both stay readable.
+/// contender, one panel per unit; a whisker on each bar reaches the worst repetition. Times use
+/// a logarithmic axis when they span more than a factor of 20, so that a 100× slower anchor and
+/// Baton both stay readable.
 public struct BarChart {
     public let report: ScenarioReport
 
@@ -52,7 +53,7 @@ public struct BarChart {
     private func panel(unit: String, top: Double, contenders: [String], groupWidth: Double) -> String {
         let rows = report.results.filter { $0.unit == unit }
         let cases = rows.map(\.case).uniqued()
-        let values = rows.map(\.median).filter { $0 > 0 }
+        let values = rows.flatMap { [$0.median, $0.worst] }.filter { $0 > 0 }
         let higherIsBetter = BenchResult.higherIsBetter(unit)
         let low = values.min() ?? 1
         let high = values.max() ?? 1
@@ -70,7 +71,7 @@ public struct BarChart {
         }
         let plotWidth = Double(cases.count) * groupWidth
         var svg = "<text x=\"\(plotLeft)\" y=\"\(top + 20)\" font-size=\"14\" font-weight=\"bold\">"
-        svg += "\(escape(report.scenario)): \(escape(unit)), median\(logarithmic ? ", log scale" : "")"
+        svg += "\(escape(report.scenario)): \(escape(unit)), median (whisker: worst rep)\(logarithmic ? ", log scale" : "")"
         svg += "\(higherIsBetter ? " (higher is better)" : " (lower is better)") — \(report.cores) cores</text>\n"
         // Grid lines and their labels.
         var ticks: [Double] = []
@@ -93,7 +94,16 @@ public struct BarChart {
                 let barTop = y(result.median)
                 let barHeight = max(0.5, top + plotTop + plotHeight - barTop)
                 svg += "<rect x=\"\(x)\" y=\"\(barTop)\" width=\"\(barWidth - 1)\" height=\"\(barHeight)\" fill=\"\(color(index))\">"
-                svg += "<title>\(escape(contender)) — \(escape(name)): \(escape(label(result.median, unit)))</title></rect>\n"
+                svg += "<title>\(escape(contender)) — \(escape(name)): \(escape(label(result.median, unit))) "
+                svg += "(worst \(escape(label(result.worst, unit))))</title></rect>\n"
+                // A whisker from the median to the worst repetition shows collapses that a
+                // median hides.
+                let whiskerX = x + (barWidth - 1) / 2
+                let worstY = y(result.worst)
+                if abs(worstY - barTop) >= 1 {
+                    svg += "<line x1=\"\(whiskerX)\" y1=\"\(barTop)\" x2=\"\(whiskerX)\" y2=\"\(worstY)\" stroke=\"#222\"/>"
+                    svg += "<line x1=\"\(whiskerX - 3)\" y1=\"\(worstY)\" x2=\"\(whiskerX + 3)\" y2=\"\(worstY)\" stroke=\"#222\"/>\n"
+                }
             }
             let labelX = groupLeft + Double(contenders.count) * barWidth / 2
             svg += "<text x=\"\(labelX)\" y=\"\(top + plotTop + plotHeight + 16)\" text-anchor=\"middle\">\(escape(name))</text>\n"

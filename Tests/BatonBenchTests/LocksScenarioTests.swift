@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+@testable import BatonBench
+
+/// The locks scenario at a tiny size: every (case, contender) pair is measured, and the table,
+/// JSON and chart built from it are well formed. Nothing here judges speed.
+@Suite struct LocksScenarioTests {
+    static let report = LocksScenario().run(BenchOptions(quick: true, reps: 2, scale: 0.001), progress: .silent)
+
+    @Test func everyCaseHasEveryContender() {
+        let report = Self.report
+        let expectedCases = ["3w/10r", "1w/10r", "5w/5r", "10w/1r", "uncontended read", "uncontended write"]
+        #expect(report.cases == expectedCases)
+        #expect(report.contenders.contains("ReadWriteLock"))
+        #expect(report.contenders.contains("GCD concurrent+barrier"))
+        #expect(report.results.count == expectedCases.count * report.contenders.count)
+        for result in report.results {
+            #expect(result.reps == 2)
+            #expect(result.unit == "ns/op")
+            #expect(result.median > 0 && result.median.isFinite)
+            #expect(result.worst >= result.median)
+        }
+        let baton = Set(report.results.filter(\.baton).map(\.contender))
+        #expect(baton == ["Lock", "ReadWriteLock", "Protected"])
+    }
+
+    @Test func tableListsEveryContenderAndRatio() {
+        let table = ReportTable(Self.report).render()
+        let lines = table.split(separator: "\n")
+        for contender in Self.report.contenders {
+            #expect(lines.contains { $0.contains(contender) }, "no row for \(contender)")
+        }
+        #expect(table.contains("ReadWriteLock vs best anchor"))
+        #expect(table.contains("ReadWriteLock vs pthread_rwlock"))
+        #expect(table.contains("\(Self.report.cores) cores"))
+        // Every measurement row has one cell per case, aligned to the header's width.
+        let header = lines.first { $0.hasPrefix("ns/op") }!
+        let rows = lines.filter { $0.hasPrefix("  NSLock") || $0.hasPrefix("* Lock ") }
+        #expect(rows.count == 2)
+        for row in rows { #expect(row.count == header.count) }
+    }
+
+    @Test func jsonRoundTripsInTheDocumentedShape() throws {
+        let line = try Self.report.jsonLine()
+        #expect(!line.contains("\n"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["scenario"] as? String == "locks")
+        #expect(object["quick"] as? Bool == true)
+        #expect(object["cores"] as? Int == activeCores)
+        let rows = try #require(object["results"] as? [[String: Any]])
+        let first = try #require(rows.first)
+        #expect(Set(first.keys).isSuperset(of: ["case", "contender", "baton", "unit", "median", "worst", "reps"]))
+        let decoded = try JSONDecoder().decode(ScenarioReport.self, from: Data(line.utf8))
+        #expect(decoded.results == Self.report.results)
+    }
+
+    @Test func chartIsWellFormedSVGWithABarPerMeasurement() throws {
+        let svg = BarChart(Self.report).render()
+        let document = try XMLDocument(xmlString: svg)
+        let root = try #require(document.rootElement())
+        #expect(root.name == "svg")
+        let bars = try root.nodes(forXPath: "//*[local-name()='rect'][*[local-name()='title']]")
+        #expect(bars.count == Self.report.results.count)
+        #expect(svg.contains("log scale"))
+    }
+}
