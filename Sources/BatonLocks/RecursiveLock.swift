@@ -26,7 +26,7 @@ public final class RecursiveLock {
     /// own ID here holds the lock.
     @usableFromInline let owner: UnsafeAtomic<UInt>
     /// Guarded by `mutex`; only the holder reads or writes it.
-    @usableFromInline var depth = 0
+    @exclusivity(unchecked) @usableFromInline var depth = 0
 
     /// Creates an unlocked lock.
     public init() {
