@@ -34,6 +34,7 @@ public struct BenchRunner {
         for scenario in scenarios {
             progress("\(scenario.name): \(scenario.summary)")
             let report = try scenario.run(options, progress: progress)
+            progress.finish()
             output(ReportTable(report).render())
             reports.append(report)
         }

@@ -37,15 +37,28 @@ public struct BenchOptions: Sendable {
 /// Where a scenario reports what it is doing while it runs.
 public struct BenchProgress: Sendable {
     let report: @Sendable (String) -> Void
+    let finish: @Sendable () -> Void
 
-    public init(_ report: @escaping @Sendable (String) -> Void) {
+    /// - Parameters:
+    ///   - report: Receives each progress line.
+    ///   - finish: Called when a scenario is done, before its table is printed.
+    public init(_ report: @escaping @Sendable (String) -> Void, finish: @escaping @Sendable () -> Void = {}) {
         self.report = report
+        self.finish = finish
     }
 
-    /// Progress lines on standard error, so standard output stays the table.
-    public static let standardError = BenchProgress { line in
-        FileHandle.standardError.write(Data((line + "\n").utf8))
-    }
+    /// Progress on standard error, so standard output stays the table: one line rewritten in
+    /// place on a terminal, a line per step otherwise (a log, CI).
+    public static let standardError: BenchProgress = {
+        guard isatty(STDERR_FILENO) == 1 else {
+            return BenchProgress { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        }
+        // Carriage return and "erase line": the next step replaces this one.
+        let erase = "\r\u{1B}[K"
+        return BenchProgress(
+            { line in FileHandle.standardError.write(Data((erase + line).utf8)) },
+            finish: { FileHandle.standardError.write(Data(erase.utf8)) })
+    }()
 
     /// Discards progress.
     public static let silent = BenchProgress { _ in }
