@@ -1,0 +1,145 @@
+import BatonLocks
+import Foundation
+import Testing
+
+@Suite("Lock")
+struct LockTests {
+    static let threads = 8
+    static let incrementsPerThread = 100_000
+
+    @Test("withLock: 8 threads × 100,000 increments of a plain counter lose none", arguments: 1...3)
+    func withLockExcludes(round: Int) {
+        let lock = Lock()
+        let counter = Guarded(0)  // guarded by `lock`
+        let finished = raceThreads(Self.threads) { _ in
+            for _ in 0..<Self.incrementsPerThread {
+                lock.withLock { counter.value += 1 }
+            }
+        }
+        #expect(finished)
+        #expect(lock.withLock { counter.value } == Self.threads * Self.incrementsPerThread)
+    }
+
+    @Test("lock()/unlock(): 8 threads × 100,000 increments of a plain counter lose none", arguments: 1...3)
+    func lockAndUnlockExclude(round: Int) {
+        let lock = Lock()
+        let counter = Guarded(0)  // guarded by `lock`
+        let finished = raceThreads(Self.threads) { _ in
+            for _ in 0..<Self.incrementsPerThread {
+                lock.lock()
+                counter.value += 1
+                lock.unlock()
+            }
+        }
+        #expect(finished)
+        lock.lock()
+        #expect(counter.value == Self.threads * Self.incrementsPerThread)
+        lock.unlock()
+    }
+
+    @Test("A free lock: tryWithLock runs the body and returns its value, tryLock succeeds")
+    func tryOnAFreeLock() {
+        let lock = Lock()
+        #expect(lock.tryWithLock { "ran" } == "ran")
+        #expect(lock.tryLock())
+        lock.unlock()
+        // Both released the lock: another thread takes it at once.
+        #expect(runOnAnotherThread { lock.tryWithLock { true } } == true)
+    }
+
+    @Test("While another thread holds the lock, tryWithLock and tryLock fail at once; the body does not run")
+    func tryWhileHeldElsewhere() {
+        let lock = Lock()
+        let holder = LockHolder { lock.withLock($0) }
+        defer { holder.releaseAndJoin() }
+        #expect(holder.waitUntilHeld())
+
+        let ran = Guarded(false)  // written only if the body runs, which it must not
+        #expect(lock.tryWithLock { ran.value = true } == nil)
+        #expect(!ran.value)
+        #expect(!lock.tryLock())
+
+        #expect(holder.releaseAndJoin())
+        #expect(lock.tryWithLock { 42 } == 42)
+    }
+
+    @Test("An error thrown in withLock's body keeps its type, and the lock is released")
+    func withLockRethrowsAndReleases() {
+        let lock = Lock()
+        do {
+            try lock.withLock { () throws(TestError) -> Void in throw .boom }
+            Issue.record("withLock returned instead of throwing")
+        } catch {
+            // Typed throws: `error` is statically a TestError, not `any Error`.
+            let thrown: TestError = error
+            #expect(thrown == .boom)
+        }
+        #expect(runOnAnotherThread { lock.tryWithLock { true } } == true)
+    }
+
+    @Test("An error thrown in tryWithLock's body keeps its type, and the lock is released")
+    func tryWithLockRethrowsAndReleases() {
+        let lock = Lock()
+        do {
+            _ = try lock.tryWithLock { () throws(TestError) -> Int in throw .boom }
+            Issue.record("tryWithLock returned instead of throwing")
+        } catch {
+            let thrown: TestError = error
+            #expect(thrown == .boom)
+        }
+        #expect(runOnAnotherThread { lock.tryWithLock { true } } == true)
+    }
+
+    #if DEBUG
+    // The misuse checks exist only in debug builds; release builds do not check.
+
+    @Test("Debug: lock() on the thread that holds the lock traps with a message instead of deadlocking")
+    func relockTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            exitSuccessfullyIfStillRunning()
+            let lock = Lock()
+            lock.lock()
+            lock.lock()
+        }
+        #expect(standardError(of: result).contains("re-locked on the thread that already holds it"))
+    }
+
+    @Test("Debug: withLock nested in its own body traps with a message instead of deadlocking")
+    func nestedWithLockTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            exitSuccessfullyIfStillRunning()
+            let lock = Lock()
+            lock.withLock { lock.withLock {} }
+        }
+        #expect(standardError(of: result).contains("re-locked on the thread that already holds it"))
+    }
+
+    @Test("Debug: unlock() of a lock that is not locked traps with a message")
+    func unlockWhenFreeTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            exitSuccessfullyIfStillRunning()
+            Lock().unlock()
+        }
+        #expect(standardError(of: result).contains("unlock() called on a lock that is not locked"))
+    }
+
+    @Test("Debug: unlock() of a lock that another thread holds traps with a message")
+    func unlockFromNonHolderTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            exitSuccessfullyIfStillRunning()
+            let lock = Lock()
+            let held = DispatchSemaphore(value: 0)
+            // The holder keeps the lock (and its thread alive) until the process ends.
+            _ = startThread {
+                lock.lock()
+                held.signal()
+                _ = DispatchSemaphore(value: 0).wait(timeout: .distantFuture)
+            }
+            guard wait(for: held) else { return }
+            lock.unlock()
+        }
+        let message = "unlock() called from a thread that does not hold the lock"
+        #expect(standardError(of: result).contains(message))
+    }
+    #endif
+}
