@@ -73,9 +73,10 @@ public final class RecursiveLock {
     /// - Warning: Traps if the calling thread does not hold the lock.
     @inlinable
     public func unlock() {
-        precondition(
-            owner.load(ordering: .relaxed) == currentThreadID(),
-            "RecursiveLock: unlock() called from a thread that does not hold the lock.")
+        // fatalError rather than precondition: the message is printed in release builds too.
+        if owner.load(ordering: .relaxed) != currentThreadID() {
+            fatalError("RecursiveLock: unlock() called from a thread that does not hold the lock.")
+        }
         depth -= 1
         if depth == 0 {
             owner.store(0, ordering: .relaxed)

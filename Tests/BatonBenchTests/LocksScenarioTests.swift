@@ -10,7 +10,11 @@ import FoundationXML
 /// The locks scenario at a tiny size: every (case, contender) pair is measured, and the table,
 /// JSON and chart built from it are well formed. Nothing here judges speed.
 @Suite struct LocksScenarioTests {
-    static let report = LocksScenario().run(BenchOptions(quick: true, reps: 2, scale: 0.001), progress: .silent)
+    // Thread Sanitizer cannot see Synchronization.Mutex's synchronisation and reports the
+    // accesses it guards as races, so the suite (which CI also runs under TSan) leaves that
+    // anchor out; `baton bench --quick` in CI runs it.
+    static let report = LocksScenario(excluding: ["Synchronization.Mutex"])
+        .run(BenchOptions(quick: true, reps: 2, scale: 0.001), progress: .silent)
 
     @Test func everyCaseHasEveryContender() {
         let report = Self.report
