@@ -1,0 +1,125 @@
+/// A callback waiting for a future's result, with the executor it asked for.
+struct FutureCallback<Value: Sendable>: Sendable {
+    let executor: Executor
+    let body: @Sendable (Result<Value, any Error>) -> Void
+}
+
+/// A list that stores its first element inline: most futures have one callback, and one
+/// cancellation handler at most, so most never allocate an array.
+enum SmallList<Element> {
+    case none
+    case one(Element)
+    case many([Element])
+
+    mutating func append(_ element: Element) {
+        switch self {
+        case .none: self = .one(element)
+        case .one(let first): self = .many([first, element])
+        case .many(var elements):
+            self = .none  // drop this reference first, so the append does not copy
+            elements.append(element)
+            self = .many(elements)
+        }
+    }
+
+    func forEach(_ body: (Element) -> Void) {
+        switch self {
+        case .none: break
+        case .one(let element): body(element)
+        case .many(let elements): for element in elements { body(element) }
+        }
+    }
+}
+
+/// The life of a future: pending with its callbacks and cancellation handlers, then completed
+/// exactly once.
+///
+/// Every method is a transition made while the future's lock is held; each returns what must
+/// be done after the lock is released (run callbacks, run handlers), and does none of it itself.
+struct FutureStateMachine<Value: Sendable> {
+    typealias Outcome = Result<Value, any Error>
+
+    enum State {
+        case pending(callbacks: SmallList<FutureCallback<Value>>, cancelHandlers: SmallList<@Sendable () -> Void>)
+        case completed(Outcome)
+    }
+
+    private(set) var state: State
+
+    init() {
+        state = .pending(callbacks: .none, cancelHandlers: .none)
+    }
+
+    init(completed outcome: Outcome) {
+        state = .completed(outcome)
+    }
+
+    var outcome: Outcome? {
+        if case .completed(let outcome) = state { return outcome }
+        return nil
+    }
+
+    var isCancelled: Bool {
+        if case .completed(.failure(let error)) = state { return error is CancellationError }
+        return false
+    }
+
+    enum RegisterAction {
+        /// The callback will run when the future completes.
+        case stored
+        /// The future has completed: run the callback now, with this outcome.
+        case run(Outcome)
+    }
+
+    mutating func register(_ callback: FutureCallback<Value>) -> RegisterAction {
+        switch state {
+        case .completed(let outcome):
+            return .run(outcome)
+        case .pending(var callbacks, let cancelHandlers):
+            state = .pending(callbacks: .none, cancelHandlers: .none)
+            callbacks.append(callback)
+            state = .pending(callbacks: callbacks, cancelHandlers: cancelHandlers)
+            return .stored
+        }
+    }
+
+    enum CompleteAction {
+        /// The future had already completed: this completion is ignored.
+        case alreadyCompleted
+        /// Run these callbacks with the outcome, and (when cancelling) these handlers.
+        case complete(SmallList<FutureCallback<Value>>, cancelHandlers: SmallList<@Sendable () -> Void>)
+    }
+
+    /// Completes the future with `outcome`; cancellation handlers are handed back only when
+    /// `cancelling`, and dropped otherwise (there is nothing left to cancel).
+    mutating func complete(_ outcome: Outcome, cancelling: Bool) -> CompleteAction {
+        switch state {
+        case .completed:
+            return .alreadyCompleted
+        case .pending(let callbacks, let cancelHandlers):
+            state = .completed(outcome)
+            return .complete(callbacks, cancelHandlers: cancelling ? cancelHandlers : .none)
+        }
+    }
+
+    enum CancelHandlerAction {
+        /// The handler will run if the future is cancelled.
+        case stored
+        /// The future was already cancelled: run the handler now.
+        case run
+        /// The future completed otherwise: the handler will never be needed.
+        case drop
+    }
+
+    mutating func onCancel(_ handler: @escaping @Sendable () -> Void) -> CancelHandlerAction {
+        switch state {
+        case .completed:
+            return isCancelled ? .run : .drop
+        case .pending(let callbacks, var cancelHandlers):
+            state = .pending(callbacks: .none, cancelHandlers: .none)
+            cancelHandlers.append(handler)
+            state = .pending(callbacks: callbacks, cancelHandlers: cancelHandlers)
+            return .stored
+        }
+    }
+}

@@ -1,0 +1,78 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Runs inline callbacks, nesting at most ``maximumDepth`` deep on one thread.
+///
+/// Completing a future inline runs its callbacks, which may complete the next future, and so
+/// on: a chain of 100,000 `map`s would need 100,000 nested frames. Below the depth limit a
+/// callback runs at once (the usual, cheap case); beyond it the work is queued on the thread and
+/// run by the outermost inline call when the nested ones have returned.
+enum InlineTrampoline {
+    /// Deep enough for ordinary nesting, shallow enough for any thread's stack.
+    static let maximumDepth = 64
+
+    @inline(__always)
+    static func run<Argument>(_ body: @escaping @Sendable (Argument) -> Void, _ argument: Argument) {
+        let state = ThreadInlineState.current
+        if state.depth >= maximumDepth {
+            state.deferred.append { body(argument) }
+            return
+        }
+        state.depth += 1
+        body(argument)
+        state.depth -= 1
+        if state.depth == 0 && !state.deferred.isEmpty { state.drain() }
+    }
+
+    static func run(_ work: @escaping @Sendable () -> Void) {
+        run({ (_: Void) in work() }, ())
+    }
+}
+
+/// One thread's inline depth and deferred work; reached only from its own thread.
+final class ThreadInlineState {
+    var depth = 0
+    var deferred: [() -> Void] = []
+
+    /// Runs the deferred work, and whatever that work defers, until none is left.
+    func drain() {
+        depth = 1
+        while !deferred.isEmpty {
+            let batch = deferred
+            deferred = []
+            for work in batch { work() }
+        }
+        depth = 0
+    }
+
+    /// The calling thread's state, created on first use and released when the thread exits.
+    static var current: ThreadInlineState {
+        if let pointer = pthread_getspecific(threadStateKey) {
+            return Unmanaged<ThreadInlineState>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let state = ThreadInlineState()
+        pthread_setspecific(threadStateKey, Unmanaged.passRetained(state).toOpaque())
+        return state
+    }
+}
+
+private let threadStateKey: pthread_key_t = {
+    var key = pthread_key_t()
+    #if canImport(Darwin)
+    let status = pthread_key_create(&key) { pointer in
+        Unmanaged<ThreadInlineState>.fromOpaque(pointer).release()
+    }
+    #else
+    let status = pthread_key_create(&key) { pointer in
+        guard let pointer else { return }
+        Unmanaged<ThreadInlineState>.fromOpaque(pointer).release()
+    }
+    #endif
+    precondition(status == 0, "BatonFutures: pthread_key_create failed (\(status))")
+    return key
+}()
