@@ -52,12 +52,13 @@ let package = Package(
         ),
         .testTarget(name: "BatonLocksTests", dependencies: ["BatonLocks"]),
         .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench"]),
-        .testTarget(name: "BatonFuturesTests", dependencies: ["BatonFutures"]),
+        .testTarget(name: "BatonFuturesTests", dependencies: ["BatonFutures", "BatonLocks"]),
         .testTarget(
             name: "BatonHTTPTests",
             dependencies: [
                 "BatonHTTP",
                 "BatonFutures",
+                "BatonLocks",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),

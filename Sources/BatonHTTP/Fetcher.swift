@@ -278,9 +278,11 @@ public final class Fetcher {
         return Future<URLResult>.retry(attempts: attempts, backoff: retryPolicy.backoff, while: Self.isTransient) {
             self.attempt(request)
         }.recover { error in
-            // Retries exhausted on a transient status: the caller gets the last response.
-            guard let status = error as? HTTPStatusError else { throw error }
-            return .response(status.data, status.response)
+            // Retries exhausted on a transient status: the caller gets the last response. Any
+            // other failure but a cancellation is the request's result too.
+            if let status = error as? HTTPStatusError { return .response(status.data, status.response) }
+            if error is CancellationError { throw error }
+            return .error(error, nil, nil)
         }
     }
 
