@@ -85,6 +85,22 @@ extension Future {
         return next
     }
 
+    /// A future with this future's outcome whose cancellation does not reach this future.
+    ///
+    /// Combinators pass cancellation on to their sources, which is right when a chain has one
+    /// consumer. When several consumers share a future, give each its own `shared()` view:
+    /// one consumer's `timeout` or `cancel()` then ends only its own wait.
+    ///
+    /// ```swift
+    /// let config = loadConfig()                                   // shared by many
+    /// let mine = config.shared().timeout(after: .seconds(1))      // times out alone
+    /// ```
+    public func shared() -> Future<Value> {
+        let view = Future<Value>()
+        whenComplete { view.complete(with: $0) }
+        return view
+    }
+
     /// This future with its value thrown away: for waiting on completion only.
     public func discardingValue() -> Future<Void> {
         map { _ in () }

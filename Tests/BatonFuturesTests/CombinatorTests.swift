@@ -53,6 +53,16 @@ import Testing
         #expect(await rethrown.expectError() as? TestError == TestError(9))
     }
 
+    @Test func aSharedViewsCancellationDoesNotReachTheSource() async throws {
+        let source = Promise<Int>()
+        let impatient = source.future.shared().timeout(after: .milliseconds(10))
+        #expect(await impatient.expectError() as? FutureError == .timedOut(after: .milliseconds(10)))
+        #expect(!source.isCancelled)
+        let patientView = source.future.shared()
+        source.succeed(3)
+        #expect(try await patientView.expectValue() == 3)
+    }
+
     // MARK: timeout
 
     @Test func timeoutFailsAndCancelsTheSlowFuture() async {

@@ -105,12 +105,12 @@ import Testing
         #endif
     }
 
-    @Test(arguments: 1...20) func exactlyOnceUnderEightRacingCompleters(_ round: Int) throws {
+    @Test(arguments: 1...20) func exactlyOnceUnderEightRacingCompleters(_ round: Int) async throws {
         let promise = Promise<Int>()
         let callbackRuns = EventLog<Int>()
         let winners = EventLog<Int>()
         promise.future.whenSuccess { callbackRuns.append($0) }
-        raceThreads(
+        await raceThreads(
             (0..<8).map { thread in
                 {
                     // Half the threads register a callback while the others complete.
@@ -126,13 +126,13 @@ import Testing
         #expect(callbackRuns.all.allSatisfy { $0 == winner })
     }
 
-    @Test(arguments: 1...10) func cancelRacingCompletionDecidesOnce(_ round: Int) {
+    @Test(arguments: 1...10) func cancelRacingCompletionDecidesOnce(_ round: Int) async {
         let promise = Promise<Int>()
         let handlerRuns = EventLog<Int>()
         let outcomes = EventLog<Bool>()
         promise.onCancel { handlerRuns.append(0) }
         promise.future.whenComplete { outcomes.append((try? $0.get()) != nil) }
-        raceThreads(
+        await raceThreads(
             (0..<8).map { thread in
                 { if thread % 2 == 0 { promise.future.cancel() } else { promise.tryComplete(with: .success(thread)) } }
             })

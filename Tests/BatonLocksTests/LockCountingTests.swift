@@ -8,30 +8,36 @@ import Testing
     static let threads = 8
     static let incrementsPerThread = 5_000
 
-    /// Runs `body` on `threads` threads released together, and waits for all of them.
-    static func race(_ body: @escaping @Sendable () -> Void) {
-        let ready = DispatchGroup()
-        let gate = DispatchSemaphore(value: 0)
-        let done = DispatchGroup()
-        for _ in 0..<threads {
-            ready.enter()
-            done.enter()
+    /// Runs `body` on `threads` threads released together, and waits for all of them on a
+    /// thread of its own (never blocking Swift's cooperative pool).
+    static func race(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread {
-                ready.leave()
-                gate.wait()
-                body()
-                done.leave()
+                let ready = DispatchGroup()
+                let gate = DispatchSemaphore(value: 0)
+                let done = DispatchGroup()
+                for _ in 0..<threads {
+                    ready.enter()
+                    done.enter()
+                    Thread {
+                        ready.leave()
+                        gate.wait()
+                        body()
+                        done.leave()
+                    }.start()
+                }
+                ready.wait()
+                for _ in 0..<threads { gate.signal() }
+                done.wait()
+                continuation.resume()
             }.start()
         }
-        ready.wait()
-        for _ in 0..<threads { gate.signal() }
-        done.wait()
     }
 
-    @Test(arguments: 1...3) func lockCountsEveryIncrement(_ round: Int) {
+    @Test(arguments: 1...3) func lockCountsEveryIncrement(_ round: Int) async {
         let lock = Lock()
         let counter = Protected(0)
-        Self.race {
+        await Self.race {
             for _ in 0..<Self.incrementsPerThread {
                 lock.withLock { counter.write { $0 += 1 } }
             }
@@ -39,9 +45,9 @@ import Testing
         #expect(counter.value == Self.threads * Self.incrementsPerThread)
     }
 
-    @Test(arguments: 1...3) func protectedCountsEveryIncrement(_ round: Int) {
+    @Test(arguments: 1...3) func protectedCountsEveryIncrement(_ round: Int) async {
         let counter = Protected(0)
-        Self.race {
+        await Self.race {
             for _ in 0..<Self.incrementsPerThread { counter.write { $0 += 1 } }
         }
         #expect(counter.value == Self.threads * Self.incrementsPerThread)
