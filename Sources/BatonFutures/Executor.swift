@@ -21,13 +21,14 @@ import Dispatch
 ///   chains iteratively rather than recursively (see ``Future``), so a callback must not block
 ///   waiting for a future that a later link of the same chain completes.
 public struct Executor: Sendable {
+    @usableFromInline
     enum Kind: Sendable {
         case inline
         case queue(DispatchQueue)
         case custom(@Sendable (@escaping @Sendable () -> Void) -> Void)
     }
 
-    let kind: Kind
+    @usableFromInline let kind: Kind
 
     /// Runs callbacks on the thread that completes the future, with no hop.
     public static let inline = Executor(kind: .inline)
@@ -46,6 +47,7 @@ public struct Executor: Sendable {
         kind = .custom(enqueue)
     }
 
+    @usableFromInline
     init(kind: Kind) {
         self.kind = kind
     }
@@ -60,7 +62,7 @@ public struct Executor: Sendable {
     }
 
     /// Calls `body(argument)` as this executor does; inline it allocates nothing.
-    @inline(__always)
+    @inlinable
     func run<Argument: Sendable>(_ body: @escaping @Sendable (Argument) -> Void, _ argument: Argument) {
         switch kind {
         case .inline: InlineTrampoline.run(body, argument)

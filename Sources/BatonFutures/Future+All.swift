@@ -12,6 +12,7 @@ extension Future {
     /// `[]`.
     ///
     /// - Complexity: O(*n*) for *n* futures.
+    @inlinable
     public static func all(_ futures: [Future<Value>]) -> Future<[Value]> {
         if futures.isEmpty { return .succeeded([]) }
         let collector = AllCollector(futures)
@@ -71,21 +72,24 @@ extension Future {
 }
 
 /// Gathers the values for ``Future/all(_:)`` in input order, and fails fast.
-private final class AllCollector<Value: Sendable> {
-    let inputs: [Future<Value>]
-    let result = Future<[Value]>()
-    private let lock = Lock()
+@usableFromInline
+final class AllCollector<Value: Sendable> {
+    @usableFromInline let inputs: [Future<Value>]
+    @usableFromInline let result = Future<[Value]>()
+    @usableFromInline let lock = Lock()
     /// Guarded by `lock`; emptied once the result is decided.
-    private var values: [Value?]
+    @usableFromInline var values: [Value?]
     /// Guarded by `lock`.
-    private var remaining: Int
+    @usableFromInline var remaining: Int
 
+    @inlinable
     init(_ inputs: [Future<Value>]) {
         self.inputs = inputs
         values = Array(repeating: nil, count: inputs.count)
         remaining = inputs.count
     }
 
+    @inlinable
     func receive(_ index: Int, _ outcome: Result<Value, any Error>) {
         switch outcome {
         case .success(let value):
@@ -99,16 +103,19 @@ private final class AllCollector<Value: Sendable> {
             }
             if let complete { result.complete(with: .success(complete)) }
         case .failure(let error):
-            let first: Bool = lock.withLock {
-                guard remaining > 0 else { return false }
+            // The values gathered so far are released after the lock, so no deinit runs under it.
+            let (first, gathered): (Bool, [Value?]) = lock.withLock {
+                guard remaining > 0 else { return (false, []) }
                 remaining = 0
-                values = []
-                return true
+                defer { values = [] }
+                return (true, values)
             }
+            withExtendedLifetime(gathered) {}
             if first, result.complete(with: .failure(error)) { cancelInputs() }
         }
     }
 
+    @inlinable
     func cancelInputs() {
         for input in inputs { input.cancel() }
     }

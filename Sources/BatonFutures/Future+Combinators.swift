@@ -7,6 +7,7 @@ extension Future {
     /// - Parameters:
     ///   - executor: Where `transform` runs.
     ///   - transform: Turns the value into the new value.
+    @inlinable
     public func map<NewValue: Sendable>(
         on executor: Executor = .inline, _ transform: @escaping @Sendable (Value) throws -> NewValue
     ) -> Future<NewValue> {
@@ -28,6 +29,7 @@ extension Future {
     ///
     /// Cancelling the new future cancels this one, and the future `transform` made if it has
     /// been made.
+    @inlinable
     public func flatMap<NewValue: Sendable>(
         on executor: Executor = .inline, _ transform: @escaping @Sendable (Value) throws -> Future<NewValue>
     ) -> Future<NewValue> {
@@ -49,6 +51,7 @@ extension Future {
     ///
     /// Cancelling the new future cancels this one (the new future then reports the
     /// cancellation; `transform` does not see it).
+    @inlinable
     public func recover(
         on executor: Executor = .inline, _ transform: @escaping @Sendable (any Error) throws -> Value
     ) -> Future<Value> {

@@ -38,14 +38,16 @@ import Dispatch
 ///   observers, they see the cancellation too: give each consumer its own source.
 public final class Future<Value: Sendable> {
     /// Guarded by the lock stripe of this object (``LockStripes``).
-    @exclusivity(unchecked) var machine: FutureStateMachine<Value>
+    @exclusivity(unchecked) @usableFromInline var machine: FutureStateMachine<Value>
 
     /// Creates a pending future; its ``Promise`` completes it.
+    @inlinable
     init() {
         machine = FutureStateMachine()
     }
 
     /// Creates a completed future.
+    @inlinable
     init(outcome: Result<Value, any Error>) {
         machine = FutureStateMachine(completed: outcome)
     }
@@ -65,6 +67,7 @@ public final class Future<Value: Sendable> {
     ///     task.resume()
     /// }
     /// ```
+    @inlinable
     public convenience init(_ body: (Promise<Value>) throws -> Void) {
         self.init()
         let promise = Promise(future: self)
@@ -100,16 +103,18 @@ public final class Future<Value: Sendable> {
     }
 
     /// A future that has already succeeded with `value`.
+    @inlinable
     public static func succeeded(_ value: Value) -> Future<Value> {
         Future(outcome: .success(value))
     }
 
     /// A future that has already failed with `error`.
+    @inlinable
     public static func failed(_ error: any Error) -> Future<Value> {
         Future(outcome: .failure(error))
     }
 
-    @inline(__always) var lock: Lock { LockStripes.lock(for: self) }
+    @inlinable var lock: Lock { LockStripes.lock(for: self) }
 
     /// Registers `body` to run once with the future's result, on `executor`.
     ///
@@ -119,6 +124,7 @@ public final class Future<Value: Sendable> {
     /// - Parameters:
     ///   - executor: Where `body` runs; ``Executor/inline`` by default.
     ///   - body: Receives the value or the error.
+    @inlinable
     public func whenComplete(
         on executor: Executor = .inline, _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) {
@@ -129,24 +135,29 @@ public final class Future<Value: Sendable> {
     }
 
     /// Registers `body` to run with the value if the future succeeds.
+    @inlinable
     public func whenSuccess(on executor: Executor = .inline, _ body: @escaping @Sendable (Value) -> Void) {
         whenComplete(on: executor) { if case .success(let value) = $0 { body(value) } }
     }
 
     /// Registers `body` to run with the error if the future fails (or is cancelled).
+    @inlinable
     public func whenFailure(on executor: Executor = .inline, _ body: @escaping @Sendable (any Error) -> Void) {
         whenComplete(on: executor) { if case .failure(let error) = $0 { body(error) } }
     }
 
     /// The result, or `nil` while the future is pending.
+    @inlinable
     public var result: Result<Value, any Error>? {
         lock.withLock { machine.outcome }
     }
 
     /// Whether the future has completed.
+    @inlinable
     public var isCompleted: Bool { result != nil }
 
     /// Whether the future was cancelled (completed with `CancellationError` by ``cancel()``).
+    @inlinable
     public var isCancelled: Bool {
         lock.withLock { machine.isCancelled }
     }
@@ -155,25 +166,27 @@ public final class Future<Value: Sendable> {
     /// the cancellation handlers registered on its promise run, stopping the work.
     ///
     /// Does nothing if the future has completed.
+    @inlinable
     public func cancel() {
         complete(with: .failure(CancellationError()), cancelling: true)
     }
 
     /// Completes the future unless it has completed; returns whether this call completed it.
-    @discardableResult
+    @inlinable @discardableResult
     func complete(with outcome: Result<Value, any Error>, cancelling: Bool = false) -> Bool {
         let action = lock.withLock { machine.complete(outcome, cancelling: cancelling) }
         switch action {
         case .alreadyCompleted:
             return false
-        case .complete(let callbacks, let cancelHandlers):
-            cancelHandlers.forEach { $0() }
+        case .complete(let callbacks, let cancelHandlers, let runCancelHandlers):
+            if runCancelHandlers { cancelHandlers.forEach { $0() } }
             callbacks.forEach { $0.executor.run($0.body, outcome) }
             return true
         }
     }
 
     /// Registers a handler that runs if the future is cancelled (see ``Promise/onCancel(_:)``).
+    @inlinable
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
         let action = lock.withLock { machine.onCancel(handler) }
         if case .run = action { handler() }

@@ -21,6 +21,13 @@ public enum FutureDiagnostics {
         public let file: String
         public let line: UInt
 
+        @usableFromInline
+        init(valueType: String, file: String, line: UInt) {
+            self.valueType = valueType
+            self.file = file
+            self.line = line
+        }
+
         public var description: String {
             "Promise<\(valueType)> completed twice; the completion at \(file):\(line) was ignored "
                 + "(use tryComplete(with:) where completers race on purpose)"
@@ -39,6 +46,7 @@ public enum FutureDiagnostics {
         set { handler.write { $0 = newValue } }
     }
 
+    @usableFromInline
     static func reportDuplicateCompletion(_ report: DuplicateCompletion) {
         duplicateCompletionHandler(report)
     }

@@ -1,16 +1,25 @@
 /// A callback waiting for a future's result, with the executor it asked for.
+@usableFromInline
 struct FutureCallback<Value: Sendable>: Sendable {
-    let executor: Executor
-    let body: @Sendable (Result<Value, any Error>) -> Void
+    @usableFromInline let executor: Executor
+    @usableFromInline let body: @Sendable (Result<Value, any Error>) -> Void
+
+    @inlinable
+    init(executor: Executor, body: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        self.executor = executor
+        self.body = body
+    }
 }
 
 /// A list that stores its first element inline: most futures have one callback, and one
 /// cancellation handler at most, so most never allocate an array.
+@usableFromInline
 enum SmallList<Element> {
     case none
     case one(Element)
     case many([Element])
 
+    @inlinable
     mutating func append(_ element: Element) {
         switch self {
         case .none: self = .one(element)
@@ -22,6 +31,7 @@ enum SmallList<Element> {
         }
     }
 
+    @inlinable
     func forEach(_ body: (Element) -> Void) {
         switch self {
         case .none: break
@@ -36,34 +46,41 @@ enum SmallList<Element> {
 ///
 /// Every method is a transition made while the future's lock is held; each returns what must
 /// be done after the lock is released (run callbacks, run handlers), and does none of it itself.
+@usableFromInline
 struct FutureStateMachine<Value: Sendable> {
-    typealias Outcome = Result<Value, any Error>
+    @usableFromInline typealias Outcome = Result<Value, any Error>
 
+    @usableFromInline
     enum State {
         case pending(callbacks: SmallList<FutureCallback<Value>>, cancelHandlers: SmallList<@Sendable () -> Void>)
         case completed(Outcome)
     }
 
-    private(set) var state: State
+    @usableFromInline private(set) var state: State
 
+    @inlinable
     init() {
         state = .pending(callbacks: .none, cancelHandlers: .none)
     }
 
+    @inlinable
     init(completed outcome: Outcome) {
         state = .completed(outcome)
     }
 
+    @inlinable
     var outcome: Outcome? {
         if case .completed(let outcome) = state { return outcome }
         return nil
     }
 
+    @inlinable
     var isCancelled: Bool {
         if case .completed(.failure(let error)) = state { return error is CancellationError }
         return false
     }
 
+    @usableFromInline
     enum RegisterAction {
         /// The callback will run when the future completes.
         case stored
@@ -71,6 +88,7 @@ struct FutureStateMachine<Value: Sendable> {
         case run(Outcome)
     }
 
+    @inlinable
     mutating func register(_ callback: FutureCallback<Value>) -> RegisterAction {
         switch state {
         case .completed(let outcome):
@@ -83,25 +101,31 @@ struct FutureStateMachine<Value: Sendable> {
         }
     }
 
+    @usableFromInline
     enum CompleteAction {
         /// The future had already completed: this completion is ignored.
         case alreadyCompleted
-        /// Run these callbacks with the outcome, and (when cancelling) these handlers.
-        case complete(SmallList<FutureCallback<Value>>, cancelHandlers: SmallList<@Sendable () -> Void>)
+        /// Run these callbacks with the outcome; run the cancellation handlers only if
+        /// `runCancelHandlers` (otherwise just release them, outside the lock: releasing a
+        /// closure may run a deinit, and no user code runs under the lock).
+        case complete(
+            SmallList<FutureCallback<Value>>, cancelHandlers: SmallList<@Sendable () -> Void>, runCancelHandlers: Bool)
     }
 
-    /// Completes the future with `outcome`; cancellation handlers are handed back only when
-    /// `cancelling`, and dropped otherwise (there is nothing left to cancel).
+    /// Completes the future with `outcome`; cancellation handlers are to run only when
+    /// `cancelling` (otherwise there is nothing left to cancel).
+    @inlinable
     mutating func complete(_ outcome: Outcome, cancelling: Bool) -> CompleteAction {
         switch state {
         case .completed:
             return .alreadyCompleted
         case .pending(let callbacks, let cancelHandlers):
             state = .completed(outcome)
-            return .complete(callbacks, cancelHandlers: cancelling ? cancelHandlers : .none)
+            return .complete(callbacks, cancelHandlers: cancelHandlers, runCancelHandlers: cancelling)
         }
     }
 
+    @usableFromInline
     enum CancelHandlerAction {
         /// The handler will run if the future is cancelled.
         case stored
@@ -111,6 +135,7 @@ struct FutureStateMachine<Value: Sendable> {
         case drop
     }
 
+    @inlinable
     mutating func onCancel(_ handler: @escaping @Sendable () -> Void) -> CancelHandlerAction {
         switch state {
         case .completed:

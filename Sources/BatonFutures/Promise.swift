@@ -20,26 +20,31 @@ public struct Promise<Value: Sendable>: Sendable {
     public let future: Future<Value>
 
     /// Creates a promise and its pending future.
+    @inlinable
     public init() {
         future = Future()
     }
 
+    @inlinable
     init(future: Future<Value>) {
         self.future = future
     }
 
     /// Completes the future with `value`.
+    @inlinable
     public func succeed(_ value: Value, file: StaticString = #fileID, line: UInt = #line) {
         complete(with: .success(value), file: file, line: line)
     }
 
     /// Completes the future with `error`.
+    @inlinable
     public func fail(_ error: any Error, file: StaticString = #fileID, line: UInt = #line) {
         complete(with: .failure(error), file: file, line: line)
     }
 
     /// Completes the future with `result`. If the future has already completed, this is ignored
     /// (and reported in debug builds).
+    @inlinable
     public func complete(with result: Result<Value, any Error>, file: StaticString = #fileID, line: UInt = #line) {
         if !future.complete(with: result) {
             #if DEBUG
@@ -62,7 +67,7 @@ public struct Promise<Value: Sendable>: Sendable {
     /// Completes the future with `result` if it is still pending.
     ///
     /// - Returns: `true` if this call completed the future, `false` if it had already completed.
-    @discardableResult
+    @inlinable @discardableResult
     public func tryComplete(with result: Result<Value, any Error>) -> Bool {
         future.complete(with: result)
     }
@@ -71,11 +76,13 @@ public struct Promise<Value: Sendable>: Sendable {
     ///
     /// It runs at once if the future has already been cancelled, and never if the future
     /// completed otherwise. Handlers run outside any lock, on the thread that cancels.
+    @inlinable
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
         future.onCancel(handler)
     }
 
     /// Whether the future has been cancelled: long work can poll it and stop early.
+    @inlinable
     public var isCancelled: Bool { future.isCancelled }
 }
 

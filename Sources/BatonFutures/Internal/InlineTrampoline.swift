@@ -12,11 +12,12 @@ import Musl
 /// on: a chain of 100,000 `map`s would need 100,000 nested frames. Below the depth limit a
 /// callback runs at once (the usual, cheap case); beyond it the work is queued on the thread and
 /// run by the outermost inline call when the nested ones have returned.
+@usableFromInline
 enum InlineTrampoline {
     /// Deep enough for ordinary nesting, shallow enough for any thread's stack.
-    static let maximumDepth = 64
+    @usableFromInline static let maximumDepth = 64
 
-    @inline(__always)
+    @inlinable
     static func run<Argument>(_ body: @escaping @Sendable (Argument) -> Void, _ argument: Argument) {
         let state = ThreadInlineState.current
         if state.depth >= maximumDepth {
@@ -29,17 +30,22 @@ enum InlineTrampoline {
         if state.depth == 0 && !state.deferred.isEmpty { state.drain() }
     }
 
+    @usableFromInline
     static func run(_ work: @escaping @Sendable () -> Void) {
         run({ (_: Void) in work() }, ())
     }
 }
 
 /// One thread's inline depth and deferred work; reached only from its own thread.
+@usableFromInline
 final class ThreadInlineState {
-    var depth = 0
-    var deferred: [() -> Void] = []
+    @usableFromInline var depth = 0
+    @usableFromInline var deferred: [() -> Void] = []
+
+    @usableFromInline init() {}
 
     /// Runs the deferred work, and whatever that work defers, until none is left.
+    @usableFromInline
     func drain() {
         depth = 1
         while !deferred.isEmpty {
@@ -51,17 +57,24 @@ final class ThreadInlineState {
     }
 
     /// The calling thread's state, created on first use and released when the thread exits.
+    @inlinable
     static var current: ThreadInlineState {
         if let pointer = pthread_getspecific(threadStateKey) {
             return Unmanaged<ThreadInlineState>.fromOpaque(pointer).takeUnretainedValue()
         }
+        return makeCurrent()
+    }
+
+    @usableFromInline
+    static func makeCurrent() -> ThreadInlineState {
         let state = ThreadInlineState()
         pthread_setspecific(threadStateKey, Unmanaged.passRetained(state).toOpaque())
         return state
     }
 }
 
-private let threadStateKey: pthread_key_t = {
+@usableFromInline
+let threadStateKey: pthread_key_t = {
     var key = pthread_key_t()
     #if canImport(Darwin)
     let status = pthread_key_create(&key) { pointer in

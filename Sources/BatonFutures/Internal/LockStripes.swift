@@ -7,11 +7,12 @@ import BatonLocks
 /// `Lock` and its word). Sharing 64 locks keeps a future to one allocation, and two futures
 /// contend only when they hash to the same stripe at the same instant. No code ever holds two
 /// stripes at once (callbacks run after the lock is released), so sharing cannot deadlock.
+@usableFromInline
 enum LockStripes {
-    static let count = 64
-    static let locks: [Lock] = (0..<count).map { _ in Lock() }
+    @usableFromInline static let count = 64
+    @usableFromInline static let locks: [Lock] = (0..<count).map { _ in Lock() }
 
-    @inline(__always)
+    @inlinable
     static func lock(for object: AnyObject) -> Lock {
         // Heap objects are 16-byte aligned: skip the always-zero low bits before masking.
         let address = UInt(bitPattern: ObjectIdentifier(object))
