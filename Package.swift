@@ -30,7 +30,10 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
-        .target(name: "BatonFutures", dependencies: ["BatonLocks"]),
+        .target(
+            name: "BatonFutures",
+            dependencies: ["BatonLocks", .product(name: "Atomics", package: "swift-atomics")]
+        ),
         .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks"]),
         .target(name: "Baton", dependencies: ["BatonLocks", "BatonFutures", "BatonHTTP"]),
         .target(

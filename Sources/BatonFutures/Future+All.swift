@@ -1,3 +1,4 @@
+import Atomics
 import BatonLocks
 
 extension Future {
@@ -17,7 +18,12 @@ extension Future {
         if futures.isEmpty { return .succeeded([]) }
         let collector = AllCollector(futures)
         for (index, future) in futures.enumerated() {
-            future.whenComplete { collector.receive(index, $0) }
+            // A completed input is read at once: no callback to allocate and register.
+            if let outcome = future.result {
+                collector.receive(index, outcome)
+            } else {
+                future.whenComplete { collector.receive(index, $0) }
+            }
         }
         collector.result.onCancel { collector.cancelInputs() }
         return collector.result
@@ -72,46 +78,43 @@ extension Future {
 }
 
 /// Gathers the values for ``Future/all(_:)`` in input order, and fails fast.
+///
+/// Each input writes its own slot, so the writers need no lock between them; the countdown of
+/// `remaining` (release on every decrement, acquire on the last) makes every slot visible to
+/// the input that brings it to zero, which assembles the array. A failure never counts down, so
+/// once one input failed the array is never assembled.
 @usableFromInline
 final class AllCollector<Value: Sendable> {
     @usableFromInline let inputs: [Future<Value>]
     @usableFromInline let result = Future<[Value]>()
-    @usableFromInline let lock = Lock()
-    /// Guarded by `lock`; emptied once the result is decided.
-    @usableFromInline var values: [Value?]
-    /// Guarded by `lock`.
-    @usableFromInline var remaining: Int
+    /// One slot per input, written once by that input's callback before it counts down.
+    @usableFromInline let slots: UnsafeMutablePointer<Value?>
+    @usableFromInline let remaining: ManagedAtomic<Int>
 
     @inlinable
     init(_ inputs: [Future<Value>]) {
         self.inputs = inputs
-        values = Array(repeating: nil, count: inputs.count)
-        remaining = inputs.count
+        slots = .allocate(capacity: inputs.count)
+        slots.initialize(repeating: nil, count: inputs.count)
+        remaining = ManagedAtomic(inputs.count)
+    }
+
+    deinit {
+        slots.deinitialize(count: inputs.count)
+        slots.deallocate()
     }
 
     @inlinable
     func receive(_ index: Int, _ outcome: Result<Value, any Error>) {
         switch outcome {
         case .success(let value):
-            let complete: [Value]? = lock.withLock {
-                guard remaining > 0 else { return nil }
-                values[index] = value
-                remaining -= 1
-                guard remaining == 0 else { return nil }
-                defer { values = [] }
-                return values.map { $0! }
+            slots[index] = value
+            if remaining.wrappingDecrementThenLoad(ordering: .acquiringAndReleasing) == 0 {
+                let values = UnsafeBufferPointer(start: slots, count: inputs.count).map { $0! }
+                result.complete(with: .success(values))
             }
-            if let complete { result.complete(with: .success(complete)) }
         case .failure(let error):
-            // The values gathered so far are released after the lock, so no deinit runs under it.
-            let (first, gathered): (Bool, [Value?]) = lock.withLock {
-                guard remaining > 0 else { return (false, []) }
-                remaining = 0
-                defer { values = [] }
-                return (true, values)
-            }
-            withExtendedLifetime(gathered) {}
-            if first, result.complete(with: .failure(error)) { cancelInputs() }
+            if result.complete(with: .failure(error)) { cancelInputs() }
         }
     }
 
@@ -121,5 +124,6 @@ final class AllCollector<Value: Sendable> {
     }
 }
 
-// `values` and `remaining` are guarded by `lock`; the other fields never change.
+// Each slot is written by one input only, and read only after the atomic countdown has
+// ordered every write before the read; the other fields never change.
 extension AllCollector: @unchecked Sendable {}

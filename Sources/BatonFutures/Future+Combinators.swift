@@ -11,7 +11,7 @@ extension Future {
     public func map<NewValue: Sendable>(
         on executor: Executor = .inline, _ transform: @escaping @Sendable (Value) throws -> NewValue
     ) -> Future<NewValue> {
-        let next = Future<NewValue>()
+        let next = Future<NewValue>(cancelling: self)
         whenComplete(on: executor) { outcome in
             switch outcome {
             case .success(let value):
@@ -20,7 +20,6 @@ extension Future {
                 next.complete(with: .failure(error))
             }
         }
-        next.onCancel { self.cancel() }
         return next
     }
 
@@ -55,7 +54,7 @@ extension Future {
     public func recover(
         on executor: Executor = .inline, _ transform: @escaping @Sendable (any Error) throws -> Value
     ) -> Future<Value> {
-        let next = Future<Value>()
+        let next = Future<Value>(cancelling: self)
         whenComplete(on: executor) { outcome in
             switch outcome {
             case .success:
@@ -64,7 +63,6 @@ extension Future {
                 do { next.complete(with: .success(try transform(error))) } catch { next.complete(with: .failure(error)) }
             }
         }
-        next.onCancel { self.cancel() }
         return next
     }
 

@@ -46,6 +46,12 @@ public final class Future<Value: Sendable> {
         machine = FutureStateMachine()
     }
 
+    /// Creates a pending future whose cancellation cancels `source`.
+    @inlinable
+    init(cancelling source: any CancellableFuture) {
+        machine = FutureStateMachine(cancelling: source)
+    }
+
     /// Creates a completed future.
     @inlinable
     init(outcome: Result<Value, any Error>) {
@@ -188,7 +194,7 @@ public final class Future<Value: Sendable> {
     /// Registers a handler that runs if the future is cancelled (see ``Promise/onCancel(_:)``).
     @inlinable
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        let action = lock.withLock { machine.onCancel(handler) }
+        let action = lock.withLock { machine.onCancel(.run(handler)) }
         if case .run = action { handler() }
     }
 
@@ -243,3 +249,5 @@ public final class Future<Value: Sendable> {
 
 // `machine` is only touched under the object's lock stripe; everything else is immutable.
 extension Future: @unchecked Sendable {}
+
+extension Future: CancellableFuture {}

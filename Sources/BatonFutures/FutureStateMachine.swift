@@ -11,6 +11,28 @@ struct FutureCallback<Value: Sendable>: Sendable {
     }
 }
 
+/// Something that can be cancelled: a future, without the closure a handler would need.
+@usableFromInline
+protocol CancellableFuture: AnyObject, Sendable {
+    func cancel()
+}
+
+/// What to do when a future is cancelled: run a handler, or cancel the future it was made from
+/// (the common case for combinators, stored without allocating a closure).
+@usableFromInline
+enum CancelAction: Sendable {
+    case run(@Sendable () -> Void)
+    case cancel(any CancellableFuture)
+
+    @inlinable
+    func callAsFunction() {
+        switch self {
+        case .run(let handler): handler()
+        case .cancel(let source): source.cancel()
+        }
+    }
+}
+
 /// A list that stores its first element inline: most futures have one callback, and one
 /// cancellation handler at most, so most never allocate an array.
 @usableFromInline
@@ -52,7 +74,7 @@ struct FutureStateMachine<Value: Sendable> {
 
     @usableFromInline
     enum State {
-        case pending(callbacks: SmallList<FutureCallback<Value>>, cancelHandlers: SmallList<@Sendable () -> Void>)
+        case pending(callbacks: SmallList<FutureCallback<Value>>, cancelHandlers: SmallList<CancelAction>)
         case completed(Outcome)
     }
 
@@ -61,6 +83,12 @@ struct FutureStateMachine<Value: Sendable> {
     @inlinable
     init() {
         state = .pending(callbacks: .none, cancelHandlers: .none)
+    }
+
+    /// A pending future whose cancellation cancels `source`.
+    @inlinable
+    init(cancelling source: any CancellableFuture) {
+        state = .pending(callbacks: .none, cancelHandlers: .one(.cancel(source)))
     }
 
     @inlinable
@@ -109,7 +137,7 @@ struct FutureStateMachine<Value: Sendable> {
         /// `runCancelHandlers` (otherwise just release them, outside the lock: releasing a
         /// closure may run a deinit, and no user code runs under the lock).
         case complete(
-            SmallList<FutureCallback<Value>>, cancelHandlers: SmallList<@Sendable () -> Void>, runCancelHandlers: Bool)
+            SmallList<FutureCallback<Value>>, cancelHandlers: SmallList<CancelAction>, runCancelHandlers: Bool)
     }
 
     /// Completes the future with `outcome`; cancellation handlers are to run only when
@@ -136,7 +164,7 @@ struct FutureStateMachine<Value: Sendable> {
     }
 
     @inlinable
-    mutating func onCancel(_ handler: @escaping @Sendable () -> Void) -> CancelHandlerAction {
+    mutating func onCancel(_ handler: CancelAction) -> CancelHandlerAction {
         switch state {
         case .completed:
             return isCancelled ? .run : .drop
