@@ -7,11 +7,17 @@ let package = Package(
     products: [
         .library(name: "Baton", targets: ["Baton"]),
         .library(name: "BatonLocks", targets: ["BatonLocks"]),
+        .library(name: "BatonFutures", targets: ["BatonFutures"]),
+        .library(name: "BatonHTTP", targets: ["BatonHTTP"]),
         .executable(name: "baton", targets: ["baton"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The futures bench's anchor (EventLoopPromise) only; no library target depends on it.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        // A real HTTP server for BatonHTTPTests only.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Platform shims that Swift cannot express directly (the variadic futex syscall, a CPU
@@ -24,8 +30,22 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
-        .target(name: "Baton", dependencies: ["BatonLocks"]),
-        .target(name: "BatonBench", dependencies: ["BatonLocks"]),
+        .target(
+            name: "BatonFutures",
+            dependencies: ["BatonLocks", .product(name: "Atomics", package: "swift-atomics")]
+        ),
+        .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks"]),
+        .target(name: "Baton", dependencies: ["BatonLocks", "BatonFutures", "BatonHTTP"]),
+        .target(
+            name: "BatonBench",
+            dependencies: [
+                "BatonLocks",
+                "BatonFutures",
+                "BatonHTTP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "baton",
             dependencies: [
@@ -35,6 +55,16 @@ let package = Package(
         ),
         .testTarget(name: "BatonLocksTests", dependencies: ["BatonLocks"]),
         .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench"]),
+        .testTarget(name: "BatonFuturesTests", dependencies: ["BatonFutures", "BatonLocks"]),
+        .testTarget(
+            name: "BatonHTTPTests",
+            dependencies: [
+                "BatonHTTP",
+                "BatonFutures",
+                "BatonLocks",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

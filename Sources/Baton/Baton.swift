@@ -1,2 +1,4 @@
 // The umbrella module: `import Baton` brings in every Baton module.
 @_exported import BatonLocks
+@_exported import BatonFutures
+@_exported import BatonHTTP

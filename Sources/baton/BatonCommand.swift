@@ -5,6 +5,6 @@ struct BatonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "baton",
         abstract: "Baton's command line: measure Baton against Foundation, GCD and pthreads.",
-        subcommands: [BenchCommand.self]
+        subcommands: [BenchCommand.self, FetchCommand.self]
     )
 }

@@ -1,0 +1,129 @@
+import Atomics
+import BatonLocks
+
+extension Future {
+    /// A future of every future's value, in the order of `futures`; it fails as soon as any of
+    /// them fails, and then cancels the others.
+    ///
+    /// ```swift
+    /// let pages = Future.all(urls.map { fetcher.fetch($0) })   // [Data], in url order
+    /// ```
+    ///
+    /// Cancelling the returned future cancels every input. An empty array succeeds at once with
+    /// `[]`.
+    ///
+    /// - Complexity: O(*n*) for *n* futures.
+    @inlinable
+    public static func all(_ futures: [Future<Value>]) -> Future<[Value]> {
+        if futures.isEmpty { return .succeeded([]) }
+        let collector = AllCollector(futures)
+        for (index, future) in futures.enumerated() {
+            // A completed input is read at once: no callback to allocate and register.
+            if let outcome = future.result {
+                collector.receive(index, outcome)
+            } else {
+                future.whenComplete { collector.receive(index, $0) }
+            }
+        }
+        collector.result.onCancel { collector.cancelInputs() }
+        return collector.result
+    }
+
+    /// A future with the outcome of whichever future completes first, value or error; the others
+    /// are then cancelled. Cancelling the returned future cancels every input.
+    ///
+    /// An empty array fails at once with ``FutureError/noFutures``.
+    public static func race(_ futures: [Future<Value>]) -> Future<Value> {
+        if futures.isEmpty { return .failed(FutureError.noFutures) }
+        let winner = Future<Value>()
+        for future in futures {
+            future.whenComplete { outcome in
+                if winner.complete(with: outcome) {
+                    for other in futures where other !== future { other.cancel() }
+                }
+            }
+        }
+        winner.onCancel { for future in futures { future.cancel() } }
+        return winner
+    }
+
+    /// A future with the value of whichever future succeeds first; the others are then
+    /// cancelled. It fails only when every future has failed, with the error of the last to
+    /// fail. Cancelling the returned future cancels every input.
+    ///
+    /// An empty array fails at once with ``FutureError/noFutures``.
+    public static func any(_ futures: [Future<Value>]) -> Future<Value> {
+        if futures.isEmpty { return .failed(FutureError.noFutures) }
+        let winner = Future<Value>()
+        let failuresLeft = Protected(futures.count)
+        for future in futures {
+            future.whenComplete { outcome in
+                switch outcome {
+                case .success:
+                    if winner.complete(with: outcome) {
+                        for other in futures where other !== future { other.cancel() }
+                    }
+                case .failure:
+                    let last = failuresLeft.write { left in
+                        left -= 1
+                        return left == 0
+                    }
+                    if last { winner.complete(with: outcome) }
+                }
+            }
+        }
+        winner.onCancel { for future in futures { future.cancel() } }
+        return winner
+    }
+}
+
+/// Gathers the values for ``Future/all(_:)`` in input order, and fails fast.
+///
+/// Each input writes its own slot, so the writers need no lock between them; the countdown of
+/// `remaining` (release on every decrement, acquire on the last) makes every slot visible to
+/// the input that brings it to zero, which assembles the array. A failure never counts down, so
+/// once one input failed the array is never assembled.
+@usableFromInline
+final class AllCollector<Value: Sendable> {
+    @usableFromInline let inputs: [Future<Value>]
+    @usableFromInline let result = Future<[Value]>()
+    /// One slot per input, written once by that input's callback before it counts down.
+    @usableFromInline let slots: UnsafeMutablePointer<Value?>
+    @usableFromInline let remaining: ManagedAtomic<Int>
+
+    @inlinable
+    init(_ inputs: [Future<Value>]) {
+        self.inputs = inputs
+        slots = .allocate(capacity: inputs.count)
+        slots.initialize(repeating: nil, count: inputs.count)
+        remaining = ManagedAtomic(inputs.count)
+    }
+
+    deinit {
+        slots.deinitialize(count: inputs.count)
+        slots.deallocate()
+    }
+
+    @inlinable
+    func receive(_ index: Int, _ outcome: Result<Value, any Error>) {
+        switch outcome {
+        case .success(let value):
+            slots[index] = value
+            if remaining.wrappingDecrementThenLoad(ordering: .acquiringAndReleasing) == 0 {
+                let values = UnsafeBufferPointer(start: slots, count: inputs.count).map { $0! }
+                result.complete(with: .success(values))
+            }
+        case .failure(let error):
+            if result.complete(with: .failure(error)) { cancelInputs() }
+        }
+    }
+
+    @inlinable
+    func cancelInputs() {
+        for input in inputs { input.cancel() }
+    }
+}
+
+// Each slot is written by one input only, and read only after the atomic countdown has
+// ordered every write before the read; the other fields never change.
+extension AllCollector: @unchecked Sendable {}

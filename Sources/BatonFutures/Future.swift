@@ -1,0 +1,253 @@
+import BatonLocks
+import Dispatch
+
+/// A value that will be available later, or an error: the result of work that is running now.
+///
+/// A future completes exactly once, with a value or an error, through its ``Promise``. Callbacks
+/// registered with ``whenComplete(on:_:)`` before or after completion all run, once each, on the
+/// ``Executor`` they asked for, and never while a lock of the future is held (a callback may
+/// call back into the same future). Combinators build new futures from old ones: ``map(on:_:)``,
+/// ``flatMap(on:_:)``, ``recover(on:_:)``, ``timeout(after:)``, ``all(_:)``, ``race(_:)``,
+/// ``any(_:)``, ``retry(attempts:backoff:while:_:)`` and ``zip(_:_:)``.
+///
+/// ```swift
+/// let profile = Future<Profile> { promise in
+///     api.loadProfile { result in promise.complete(with: result) }
+/// }
+/// let avatar = Future { try await api.avatar() }           // from an async body
+/// zip(profile, avatar)
+///     .timeout(after: .seconds(5))
+///     .whenComplete(on: .queue(.main)) { result in show(result) }
+/// ```
+///
+/// **Cancellation.** ``cancel()`` completes a pending future with `CancellationError` and runs
+/// the cancellation handlers registered on its promise (``Promise/onCancel(_:)``), which stop the
+/// work: a `URLSessionTask`, the `Task` of an async body, a timer. A future made by a combinator
+/// passes its cancellation on to the futures it was made from, so cancelling the end of a chain
+/// stops the work at its start; ``all(_:)`` and ``zip(_:_:)`` cancel the remaining inputs as
+/// soon as one fails. Cancelling a future that has completed does nothing.
+///
+/// **Inline callbacks.** With the default ``Executor/inline`` a callback runs on the thread that
+/// completes the future. Deep chains of inline futures (a `map` of a `map` of …) do not recurse
+/// without bound: beyond a fixed depth the remaining callbacks run, in order, once the current
+/// callback returns.
+///
+/// Thread safety: every method may be called from any thread, concurrently.
+///
+/// - Warning: Cancelling a derived future cancels its sources. If a source is shared with other
+///   observers, they see the cancellation too: give each consumer its own source.
+public final class Future<Value: Sendable> {
+    /// Guarded by the lock stripe of this object (``LockStripes``).
+    @exclusivity(unchecked) @usableFromInline var machine: FutureStateMachine<Value>
+
+    /// Creates a pending future; its ``Promise`` completes it.
+    @inlinable
+    init() {
+        machine = FutureStateMachine()
+    }
+
+    /// Creates a pending future whose cancellation cancels `source`.
+    @inlinable
+    init(cancelling source: any CancellableFuture) {
+        machine = FutureStateMachine(cancelling: source)
+    }
+
+    /// Creates a completed future.
+    @inlinable
+    init(outcome: Result<Value, any Error>) {
+        machine = FutureStateMachine(completed: outcome)
+    }
+
+    /// Creates a future and runs `body` at once, on the calling thread, with the promise that
+    /// completes it.
+    ///
+    /// `body` usually starts asynchronous work and completes the promise from its callback. If
+    /// `body` throws, the future fails with that error (unless `body` completed it already).
+    ///
+    /// ```swift
+    /// let data = Future<Data> { promise in
+    ///     let task = session.dataTask(with: url) { data, _, error in
+    ///         if let data { promise.succeed(data) } else { promise.fail(error!) }
+    ///     }
+    ///     promise.onCancel { task.cancel() }
+    ///     task.resume()
+    /// }
+    /// ```
+    @inlinable
+    public convenience init(_ body: (Promise<Value>) throws -> Void) {
+        self.init()
+        let promise = Promise(future: self)
+        do {
+            try body(promise)
+        } catch {
+            promise.tryComplete(with: .failure(error))
+        }
+    }
+
+    /// Creates a future that runs `operation` in a new `Task` and completes with its result.
+    ///
+    /// ``cancel()`` cancels the task: `operation` sees `Task.isCancelled` and its cancellable
+    /// awaits throw `CancellationError`. The future completes with `CancellationError` at once,
+    /// whatever the operation does after.
+    ///
+    /// - Parameters:
+    ///   - priority: The priority of the task.
+    ///   - operation: The work; its value or thrown error completes the future.
+    public convenience init(
+        priority: TaskPriority? = nil, _ operation: @escaping @Sendable () async throws -> Value
+    ) {
+        self.init()
+        let promise = Promise(future: self)
+        let task = Task(priority: priority) {
+            do {
+                promise.tryComplete(with: .success(try await operation()))
+            } catch {
+                promise.tryComplete(with: .failure(error))
+            }
+        }
+        promise.onCancel { task.cancel() }
+    }
+
+    /// A future that has already succeeded with `value`.
+    @inlinable
+    public static func succeeded(_ value: Value) -> Future<Value> {
+        Future(outcome: .success(value))
+    }
+
+    /// A future that has already failed with `error`.
+    @inlinable
+    public static func failed(_ error: any Error) -> Future<Value> {
+        Future(outcome: .failure(error))
+    }
+
+    @inlinable var lock: Lock { LockStripes.lock(for: self) }
+
+    /// Registers `body` to run once with the future's result, on `executor`.
+    ///
+    /// If the future has already completed, `body` is scheduled at once (inline: it runs before
+    /// this method returns).
+    ///
+    /// - Parameters:
+    ///   - executor: Where `body` runs; ``Executor/inline`` by default.
+    ///   - body: Receives the value or the error.
+    @inlinable
+    public func whenComplete(
+        on executor: Executor = .inline, _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) {
+        let action = lock.withLock { machine.register(FutureCallback(executor: executor, body: body)) }
+        if case .run(let outcome) = action {
+            executor.run(body, outcome)
+        }
+    }
+
+    /// Registers `body` to run with the value if the future succeeds.
+    @inlinable
+    public func whenSuccess(on executor: Executor = .inline, _ body: @escaping @Sendable (Value) -> Void) {
+        whenComplete(on: executor) { if case .success(let value) = $0 { body(value) } }
+    }
+
+    /// Registers `body` to run with the error if the future fails (or is cancelled).
+    @inlinable
+    public func whenFailure(on executor: Executor = .inline, _ body: @escaping @Sendable (any Error) -> Void) {
+        whenComplete(on: executor) { if case .failure(let error) = $0 { body(error) } }
+    }
+
+    /// The result, or `nil` while the future is pending.
+    @inlinable
+    public var result: Result<Value, any Error>? {
+        lock.withLock { machine.outcome }
+    }
+
+    /// Whether the future has completed.
+    @inlinable
+    public var isCompleted: Bool { result != nil }
+
+    /// Whether the future was cancelled (completed with `CancellationError` by ``cancel()``).
+    @inlinable
+    public var isCancelled: Bool {
+        lock.withLock { machine.isCancelled }
+    }
+
+    /// Cancels the future if it is still pending: it completes with `CancellationError`, and
+    /// the cancellation handlers registered on its promise run, stopping the work.
+    ///
+    /// Does nothing if the future has completed.
+    @inlinable
+    public func cancel() {
+        complete(with: .failure(CancellationError()), cancelling: true)
+    }
+
+    /// Completes the future unless it has completed; returns whether this call completed it.
+    @inlinable @discardableResult
+    func complete(with outcome: Result<Value, any Error>, cancelling: Bool = false) -> Bool {
+        let action = lock.withLock { machine.complete(outcome, cancelling: cancelling) }
+        switch action {
+        case .alreadyCompleted:
+            return false
+        case .complete(let callbacks, let cancelHandlers, let runCancelHandlers):
+            if runCancelHandlers { cancelHandlers.forEach { $0() } }
+            callbacks.forEach { $0.executor.run($0.body, outcome) }
+            return true
+        }
+    }
+
+    /// Registers a handler that runs if the future is cancelled (see ``Promise/onCancel(_:)``).
+    @inlinable
+    func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let action = lock.withLock { machine.onCancel(.run(handler)) }
+        if case .run = action { handler() }
+    }
+
+    /// The value, once the future completes; throws its error.
+    ///
+    /// Honours task cancellation: if the awaiting task is cancelled, the future is cancelled
+    /// (stopping its work) and this throws `CancellationError`, unless the future completed
+    /// first.
+    public var value: Value {
+        get async throws {
+            if let outcome = result { return try outcome.get() }
+            return try await withTaskCancellationHandler {
+                try await withUnsafeThrowingContinuation { continuation in
+                    whenComplete { continuation.resume(with: $0) }
+                }
+            } onCancel: {
+                cancel()
+            }
+        }
+    }
+
+    /// Blocks the calling thread until the future completes, and returns its value.
+    ///
+    /// - Throws: The future's error.
+    /// - Warning: Never call it from the thread that must complete the future (for example an
+    ///   inline callback of the same chain, or a serial queue the work is waiting for): it
+    ///   deadlocks.
+    @available(*, noasync, message: "wait() blocks the thread; use `try await future.value`", renamed: "value")
+    public func wait() throws -> Value {
+        if let outcome = result { return try outcome.get() }
+        let done = DispatchSemaphore(value: 0)
+        whenComplete { _ in done.signal() }
+        done.wait()
+        return try result!.get()
+    }
+
+    /// Blocks the calling thread until the future completes or `timeout` passes.
+    ///
+    /// - Throws: The future's error, or ``FutureError/timedOut(after:)`` if it is still pending
+    ///   after `timeout` (the future itself is left alone).
+    @available(*, noasync, message: "wait(timeout:) blocks the thread; use `try await future.timeout(after:).value`")
+    public func wait(timeout: Duration) throws -> Value {
+        if let outcome = result { return try outcome.get() }
+        let done = DispatchSemaphore(value: 0)
+        whenComplete { _ in done.signal() }
+        guard done.wait(timeout: .now() + timeout.dispatchInterval) == .success else {
+            throw FutureError.timedOut(after: timeout)
+        }
+        return try result!.get()
+    }
+}
+
+// `machine` is only touched under the object's lock stripe; everything else is immutable.
+extension Future: @unchecked Sendable {}
+
+extension Future: CancellableFuture {}

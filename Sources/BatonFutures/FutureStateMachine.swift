@@ -1,0 +1,178 @@
+/// A callback waiting for a future's result, with the executor it asked for.
+@usableFromInline
+struct FutureCallback<Value: Sendable>: Sendable {
+    @usableFromInline let executor: Executor
+    @usableFromInline let body: @Sendable (Result<Value, any Error>) -> Void
+
+    @inlinable
+    init(executor: Executor, body: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        self.executor = executor
+        self.body = body
+    }
+}
+
+/// Something that can be cancelled: a future, without the closure a handler would need.
+@usableFromInline
+protocol CancellableFuture: AnyObject, Sendable {
+    func cancel()
+}
+
+/// What to do when a future is cancelled: run a handler, or cancel the future it was made from
+/// (the common case for combinators, stored without allocating a closure).
+@usableFromInline
+enum CancelAction: Sendable {
+    case run(@Sendable () -> Void)
+    case cancel(any CancellableFuture)
+
+    @inlinable
+    func callAsFunction() {
+        switch self {
+        case .run(let handler): handler()
+        case .cancel(let source): source.cancel()
+        }
+    }
+}
+
+/// A list that stores its first element inline: most futures have one callback, and one
+/// cancellation handler at most, so most never allocate an array.
+@usableFromInline
+enum SmallList<Element> {
+    case none
+    case one(Element)
+    case many([Element])
+
+    @inlinable
+    mutating func append(_ element: Element) {
+        switch self {
+        case .none: self = .one(element)
+        case .one(let first): self = .many([first, element])
+        case .many(var elements):
+            self = .none  // drop this reference first, so the append does not copy
+            elements.append(element)
+            self = .many(elements)
+        }
+    }
+
+    @inlinable
+    func forEach(_ body: (Element) -> Void) {
+        switch self {
+        case .none: break
+        case .one(let element): body(element)
+        case .many(let elements): for element in elements { body(element) }
+        }
+    }
+}
+
+/// The life of a future: pending with its callbacks and cancellation handlers, then completed
+/// exactly once.
+///
+/// Every method is a transition made while the future's lock is held; each returns what must
+/// be done after the lock is released (run callbacks, run handlers), and does none of it itself.
+@usableFromInline
+struct FutureStateMachine<Value: Sendable> {
+    @usableFromInline typealias Outcome = Result<Value, any Error>
+
+    @usableFromInline
+    enum State {
+        case pending(callbacks: SmallList<FutureCallback<Value>>, cancelHandlers: SmallList<CancelAction>)
+        case completed(Outcome)
+    }
+
+    @usableFromInline private(set) var state: State
+
+    @inlinable
+    init() {
+        state = .pending(callbacks: .none, cancelHandlers: .none)
+    }
+
+    /// A pending future whose cancellation cancels `source`.
+    @inlinable
+    init(cancelling source: any CancellableFuture) {
+        state = .pending(callbacks: .none, cancelHandlers: .one(.cancel(source)))
+    }
+
+    @inlinable
+    init(completed outcome: Outcome) {
+        state = .completed(outcome)
+    }
+
+    @inlinable
+    var outcome: Outcome? {
+        if case .completed(let outcome) = state { return outcome }
+        return nil
+    }
+
+    @inlinable
+    var isCancelled: Bool {
+        if case .completed(.failure(let error)) = state { return error is CancellationError }
+        return false
+    }
+
+    @usableFromInline
+    enum RegisterAction {
+        /// The callback will run when the future completes.
+        case stored
+        /// The future has completed: run the callback now, with this outcome.
+        case run(Outcome)
+    }
+
+    @inlinable
+    mutating func register(_ callback: FutureCallback<Value>) -> RegisterAction {
+        switch state {
+        case .completed(let outcome):
+            return .run(outcome)
+        case .pending(var callbacks, let cancelHandlers):
+            state = .pending(callbacks: .none, cancelHandlers: .none)
+            callbacks.append(callback)
+            state = .pending(callbacks: callbacks, cancelHandlers: cancelHandlers)
+            return .stored
+        }
+    }
+
+    @usableFromInline
+    enum CompleteAction {
+        /// The future had already completed: this completion is ignored.
+        case alreadyCompleted
+        /// Run these callbacks with the outcome; run the cancellation handlers only if
+        /// `runCancelHandlers` (otherwise just release them, outside the lock: releasing a
+        /// closure may run a deinit, and no user code runs under the lock).
+        case complete(
+            SmallList<FutureCallback<Value>>, cancelHandlers: SmallList<CancelAction>, runCancelHandlers: Bool)
+    }
+
+    /// Completes the future with `outcome`; cancellation handlers are to run only when
+    /// `cancelling` (otherwise there is nothing left to cancel).
+    @inlinable
+    mutating func complete(_ outcome: Outcome, cancelling: Bool) -> CompleteAction {
+        switch state {
+        case .completed:
+            return .alreadyCompleted
+        case .pending(let callbacks, let cancelHandlers):
+            state = .completed(outcome)
+            return .complete(callbacks, cancelHandlers: cancelHandlers, runCancelHandlers: cancelling)
+        }
+    }
+
+    @usableFromInline
+    enum CancelHandlerAction {
+        /// The handler will run if the future is cancelled.
+        case stored
+        /// The future was already cancelled: run the handler now.
+        case run
+        /// The future completed otherwise: the handler will never be needed.
+        case drop
+    }
+
+    @inlinable
+    mutating func onCancel(_ handler: CancelAction) -> CancelHandlerAction {
+        switch state {
+        case .completed:
+            return isCancelled ? .run : .drop
+        case .pending(let callbacks, var cancelHandlers):
+            state = .pending(callbacks: .none, cancelHandlers: .none)
+            cancelHandlers.append(handler)
+            state = .pending(callbacks: callbacks, cancelHandlers: cancelHandlers)
+            return .stored
+        }
+    }
+}

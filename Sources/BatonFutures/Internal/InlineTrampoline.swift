@@ -1,0 +1,91 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Runs inline callbacks, nesting at most ``maximumDepth`` deep on one thread.
+///
+/// Completing a future inline runs its callbacks, which may complete the next future, and so
+/// on: a chain of 100,000 `map`s would need 100,000 nested frames. Below the depth limit a
+/// callback runs at once (the usual, cheap case); beyond it the work is queued on the thread and
+/// run by the outermost inline call when the nested ones have returned.
+@usableFromInline
+enum InlineTrampoline {
+    /// Deep enough for ordinary nesting, shallow enough for any thread's stack.
+    @usableFromInline static let maximumDepth = 64
+
+    @inlinable
+    static func run<Argument>(_ body: @escaping @Sendable (Argument) -> Void, _ argument: Argument) {
+        let state = ThreadInlineState.current
+        if state.depth >= maximumDepth {
+            state.deferred.append { body(argument) }
+            return
+        }
+        state.depth += 1
+        body(argument)
+        state.depth -= 1
+        if state.depth == 0 && !state.deferred.isEmpty { state.drain() }
+    }
+
+    @usableFromInline
+    static func run(_ work: @escaping @Sendable () -> Void) {
+        run({ (_: Void) in work() }, ())
+    }
+}
+
+/// One thread's inline depth and deferred work; reached only from its own thread.
+@usableFromInline
+final class ThreadInlineState {
+    @usableFromInline var depth = 0
+    @usableFromInline var deferred: [() -> Void] = []
+
+    @usableFromInline init() {}
+
+    /// Runs the deferred work, and whatever that work defers, until none is left.
+    @usableFromInline
+    func drain() {
+        depth = 1
+        while !deferred.isEmpty {
+            let batch = deferred
+            deferred = []
+            for work in batch { work() }
+        }
+        depth = 0
+    }
+
+    /// The calling thread's state, created on first use and released when the thread exits.
+    @inlinable
+    static var current: ThreadInlineState {
+        if let pointer = pthread_getspecific(threadStateKey) {
+            return Unmanaged<ThreadInlineState>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        return makeCurrent()
+    }
+
+    @usableFromInline
+    static func makeCurrent() -> ThreadInlineState {
+        let state = ThreadInlineState()
+        pthread_setspecific(threadStateKey, Unmanaged.passRetained(state).toOpaque())
+        return state
+    }
+}
+
+@usableFromInline
+let threadStateKey: pthread_key_t = {
+    var key = pthread_key_t()
+    #if canImport(Darwin)
+    let status = pthread_key_create(&key) { pointer in
+        Unmanaged<ThreadInlineState>.fromOpaque(pointer).release()
+    }
+    #else
+    let status = pthread_key_create(&key) { pointer in
+        guard let pointer else { return }
+        Unmanaged<ThreadInlineState>.fromOpaque(pointer).release()
+    }
+    #endif
+    precondition(status == 0, "BatonFutures: pthread_key_create failed (\(status))")
+    return key
+}()

@@ -1,0 +1,43 @@
+import BatonLocks
+import Dispatch
+
+/// A one-shot timer on the global queue that can be cancelled before it fires.
+///
+/// A cancelled timer drops its body at once; the queue's wake-up still happens at the deadline
+/// and finds nothing to do.
+final class Timer: Sendable {
+    private let body: Protected<(@Sendable () -> Void)?>
+
+    private init(_ body: @escaping @Sendable () -> Void) {
+        self.body = Protected(body)
+    }
+
+    /// Runs `body` after `delay` unless ``cancel()`` is called first.
+    static func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> Timer {
+        let timer = Timer(body)
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) { timer.fire() }
+        return timer
+    }
+
+    private func fire() {
+        let body = self.body.write { body in
+            defer { body = nil }
+            return body
+        }
+        body?()
+    }
+
+    func cancel() {
+        body.write { $0 = nil }
+    }
+}
+
+extension Duration {
+    /// The duration for Dispatch, in nanoseconds, clamped to what Dispatch can represent.
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        if seconds >= Int64(Int.max / 1_000_000_000) { return .never }
+        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return .nanoseconds(0) }
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}

@@ -1,0 +1,94 @@
+/// The writing end of a ``Future``: completes it exactly once.
+///
+/// ```swift
+/// let promise = Promise<Int>()
+/// promise.future.whenSuccess { print($0) }
+/// promise.succeed(42)
+/// ```
+///
+/// The first completion wins. A later ``succeed(_:file:line:)``, ``fail(_:file:line:)`` or
+/// ``complete(with:file:line:)`` is ignored; in debug builds it is also reported through
+/// ``FutureDiagnostics/duplicateCompletionHandler`` (by default a line on standard error), since
+/// it usually means two code paths each believe they own the result. It never traps. When
+/// several completers race on purpose, use ``tryComplete(with:)``, which reports nothing and
+/// says whether it won.
+///
+/// Thread safety: a promise may be copied and completed from any thread; completions race
+/// safely.
+public struct Promise<Value: Sendable>: Sendable {
+    /// The future this promise completes.
+    public let future: Future<Value>
+
+    /// Creates a promise and its pending future.
+    @inlinable
+    public init() {
+        future = Future()
+    }
+
+    @inlinable
+    init(future: Future<Value>) {
+        self.future = future
+    }
+
+    /// Completes the future with `value`.
+    @inlinable
+    public func succeed(_ value: Value, file: StaticString = #fileID, line: UInt = #line) {
+        complete(with: .success(value), file: file, line: line)
+    }
+
+    /// Completes the future with `error`.
+    @inlinable
+    public func fail(_ error: any Error, file: StaticString = #fileID, line: UInt = #line) {
+        complete(with: .failure(error), file: file, line: line)
+    }
+
+    /// Completes the future with `result`. If the future has already completed, this is ignored
+    /// (and reported in debug builds).
+    @inlinable
+    public func complete(with result: Result<Value, any Error>, file: StaticString = #fileID, line: UInt = #line) {
+        if !future.complete(with: result) {
+            #if DEBUG
+            if !future.isCancelled {
+                FutureDiagnostics.reportDuplicateCompletion(
+                    FutureDiagnostics.DuplicateCompletion(
+                        valueType: String(describing: Value.self), file: "\(file)", line: line))
+            }
+            #endif
+        }
+    }
+
+    /// Completes the future with the outcome of `other`, when it completes. Cancelling this
+    /// promise's future cancels `other`.
+    public func complete(with other: Future<Value>) {
+        onCancel { other.cancel() }
+        other.whenComplete { future.complete(with: $0) }
+    }
+
+    /// Completes the future with `result` if it is still pending.
+    ///
+    /// - Returns: `true` if this call completed the future, `false` if it had already completed.
+    @inlinable @discardableResult
+    public func tryComplete(with result: Result<Value, any Error>) -> Bool {
+        future.complete(with: result)
+    }
+
+    /// Registers `handler` to run if the future is cancelled: stop the work there.
+    ///
+    /// It runs at once if the future has already been cancelled, and never if the future
+    /// completed otherwise. Handlers run outside any lock, on the thread that cancels.
+    @inlinable
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        future.onCancel(handler)
+    }
+
+    /// Whether the future has been cancelled: long work can poll it and stop early.
+    @inlinable
+    public var isCancelled: Bool { future.isCancelled }
+}
+
+extension Promise where Value == Void {
+    /// Completes a `Future<Void>`.
+    public func succeed(file: StaticString = #fileID, line: UInt = #line) {
+        succeed((), file: file, line: line)
+    }
+}

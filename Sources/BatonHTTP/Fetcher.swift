@@ -1,0 +1,384 @@
+import BatonFutures
+import BatonLocks
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Fetches URLs in parallel with a bound on concurrent requests, one request for identical
+/// URLs in flight, an optional cache, retries of transient failures and timeouts.
+///
+/// ```swift
+/// let fetcher = Fetcher(maxConcurrentRequests: 8)
+/// let pages = try await fetcher.fetchAll(urls).value     // [URLResult], in the order of urls
+/// let data = try await fetcher.data(from: url)           // one body; throws on failure
+/// ```
+///
+/// - **Bounded concurrency:** at most ``maxConcurrentRequests`` requests are on the wire; the
+///   rest wait in first-in, first-out order. A slot is freed when the transport reports the
+///   request finished (also after a cancellation), so the bound holds at the server.
+/// - **Coalescing:** concurrent GETs of the same URL share one request; each caller gets the
+///   result. A caller that cancels leaves the others waiting; the request is cancelled when its
+///   last caller cancels.
+/// - **Cache:** with a ``FetchCache``, a GET is answered from the cache when it can be, and
+///   2xx bodies are stored.
+/// - **Retries:** idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, TRACE) are retried on
+///   transient failures (a timeout, a lost or refused connection, status 408, 429, 500, 502,
+///   503 or 504) up to ``RetryPolicy/attempts`` times with its ``Backoff``. A request waiting
+///   for its next attempt gives its slot up.
+/// - **Timeouts:** ``requestTimeout`` bounds each attempt from the moment it is sent (time in
+///   the queue does not count); ``fetchAll(_:timeout:)`` takes an overall deadline.
+/// - **Cancellation:** cancelling a returned future withdraws a queued request or cancels the
+///   running one, and stops its retries.
+///
+/// **URLSession on Linux.** FoundationNetworking runs every session's transfers on one shared
+/// serial work queue and serialises completion handlers, so the fetcher does almost nothing in
+/// them (it completes a promise; your callbacks run on the executor you pick). A session lets at
+/// most `httpMaximumConnectionsPerHost` (default 6) connections to one host: a
+/// `maxConcurrentRequests` above the given session's limit would be silently capped there, so
+/// the fetcher then makes one session of its own from a copy of the session's configuration
+/// with the limit raised, and uses it for all its requests. A session with a delegate cannot be
+/// copied that way (a delegate belongs to one session); it is used as is, and the lower limit
+/// applies. Never create a session per request: reuse the fetcher.
+///
+/// Thread safety: every method may be called from any thread, concurrently.
+public final class Fetcher {
+    /// How many times, and how far apart, transient failures are retried.
+    public struct RetryPolicy: Sendable {
+        /// The most attempts per request, at least 1 (1 means no retry).
+        public var attempts: Int
+        /// The wait before each retry.
+        public var backoff: Backoff
+
+        public init(attempts: Int, backoff: Backoff) {
+            precondition(attempts >= 1, "Fetcher.RetryPolicy: attempts must be at least 1")
+            self.attempts = attempts
+            self.backoff = backoff
+        }
+
+        /// Up to 3 attempts, with jittered exponential backoff from 100 ms.
+        public static let standard = RetryPolicy(attempts: 3, backoff: .jittered(initial: .milliseconds(100), maximum: .seconds(5)))
+        /// A single attempt.
+        public static let none = RetryPolicy(attempts: 1, backoff: .none)
+    }
+
+    /// The most requests on the wire at once.
+    public let maxConcurrentRequests: Int
+    /// How long one attempt may take once sent, or `nil` for no limit but the transport's.
+    public let requestTimeout: Duration?
+    /// The retry policy for idempotent requests.
+    public let retryPolicy: RetryPolicy
+
+    private let transport: any HTTPTransport
+    /// A session this fetcher created (to raise the connection limit), invalidated on deinit.
+    private let ownedSession: URLSession?
+    private let cache: (any FetchCache)?
+    private let lock = Lock()
+    /// Guarded by `lock`.
+    private var machine: FetcherStateMachine
+
+    /// Creates a fetcher that sends its requests through `session`.
+    ///
+    /// - Parameters:
+    ///   - session: The session to use; if its per-host connection limit is below
+    ///     `maxConcurrentRequests` and it has no delegate, the fetcher uses a session of its own
+    ///     with a copy of its configuration and the limit raised.
+    ///   - maxConcurrentRequests: The most requests on the wire at once (at least 1).
+    ///   - cache: Where successful GET bodies are kept and looked up, if anywhere.
+    ///   - retryPolicy: Retries of transient failures of idempotent requests.
+    ///   - requestTimeout: The limit on each attempt once sent.
+    public convenience init(
+        session: URLSession = .shared, maxConcurrentRequests: Int = 6, cache: (any FetchCache)? = nil,
+        retryPolicy: RetryPolicy = .standard, requestTimeout: Duration? = .seconds(60)
+    ) {
+        precondition(maxConcurrentRequests >= 1, "Fetcher: maxConcurrentRequests must be at least 1")
+        var owned: URLSession?
+        if session.configuration.httpMaximumConnectionsPerHost < maxConcurrentRequests, session.delegate == nil {
+            let configuration = session.configuration
+            configuration.httpMaximumConnectionsPerHost = maxConcurrentRequests
+            owned = URLSession(configuration: configuration)
+        }
+        self.init(
+            transport: owned ?? session, ownedSession: owned, maxConcurrentRequests: maxConcurrentRequests,
+            cache: cache, retryPolicy: retryPolicy, requestTimeout: requestTimeout)
+    }
+
+    /// Creates a fetcher that sends its requests through another HTTP client.
+    ///
+    /// The transport's own connection limits are its business: make sure they allow
+    /// `maxConcurrentRequests`.
+    public convenience init(
+        transport: any HTTPTransport, maxConcurrentRequests: Int = 6, cache: (any FetchCache)? = nil,
+        retryPolicy: RetryPolicy = .standard, requestTimeout: Duration? = .seconds(60)
+    ) {
+        self.init(
+            transport: transport, ownedSession: nil, maxConcurrentRequests: maxConcurrentRequests, cache: cache,
+            retryPolicy: retryPolicy, requestTimeout: requestTimeout)
+    }
+
+    private init(
+        transport: any HTTPTransport, ownedSession: URLSession?, maxConcurrentRequests: Int,
+        cache: (any FetchCache)?, retryPolicy: RetryPolicy, requestTimeout: Duration?
+    ) {
+        precondition(maxConcurrentRequests >= 1, "Fetcher: maxConcurrentRequests must be at least 1")
+        self.transport = transport
+        self.ownedSession = ownedSession
+        self.maxConcurrentRequests = maxConcurrentRequests
+        self.cache = cache
+        self.retryPolicy = retryPolicy
+        self.requestTimeout = requestTimeout
+        machine = FetcherStateMachine(maxConcurrentRequests: maxConcurrentRequests)
+    }
+
+    deinit {
+        ownedSession?.finishTasksAndInvalidate()
+    }
+
+    /// The effective limit on connections per host of the session in use, when it is a
+    /// `URLSession`.
+    public var connectionsPerHost: Int? {
+        (transport as? URLSession)?.configuration.httpMaximumConnectionsPerHost
+    }
+
+    // MARK: Public API
+
+    /// Fetches the body of `url` with a GET.
+    ///
+    /// - Returns: A future of the body; it fails with ``HTTPStatusError`` for a non-2xx status,
+    ///   with the transport's error if no response arrived, or with `CancellationError`.
+    public func fetch(_ url: URL) -> Future<Data> {
+        fetch(URLRequest(url: url))
+    }
+
+    /// Fetches the body for `request`. Only GETs are coalesced and cached; only idempotent
+    /// methods are retried.
+    public func fetch(_ request: URLRequest) -> Future<Data> {
+        result(for: request).map { result in
+            switch result {
+            case .response(let data, let response):
+                let status = (response as? HTTPURLResponse)?.statusCode ?? 200
+                guard (200..<300).contains(status) else {
+                    throw HTTPStatusError(statusCode: status, data: data, response: response)
+                }
+                return data
+            case .error(let error, _, _):
+                throw error
+            }
+        }
+    }
+
+    /// Fetches `url` with a GET; the future always succeeds, with the response (any status) or
+    /// the error, except when it is cancelled.
+    public func result(for url: URL) -> Future<URLResult> {
+        result(for: URLRequest(url: url))
+    }
+
+    /// Sends `request`; the future always succeeds, with the response (any status) or the error,
+    /// except when it is cancelled.
+    public func result(for request: URLRequest) -> Future<URLResult> {
+        let method = (request.httpMethod ?? "GET").uppercased()
+        guard method == "GET", let url = request.url else {
+            return perform(request, idempotent: Self.idempotentMethods.contains(method))
+        }
+        if let cache, let data = cache.value(forKey: url) {
+            return .succeeded(.response(data, Self.cachedResponse(url: url, length: data.count)))
+        }
+        let action = lock.withLock {
+            machine.join(url) { FetcherStateMachine.Shared() }
+        }
+        let caller = Promise<URLResult>()
+        let shared: FetcherStateMachine.Shared
+        switch action {
+        case .joined(let existing):
+            shared = existing
+        case .startNew(let new):
+            shared = new
+            let work = perform(request, idempotent: true)
+            work.whenComplete { outcome in
+                self.lock.withLock { self.machine.completed(url, new) }
+                if let cache = self.cache, case .success(let result) = outcome, result.isSuccess, let data = result.data {
+                    cache.setValue(data, forKey: url, cost: data.count)
+                }
+            }
+            new.promise.complete(with: work)
+        }
+        shared.future.whenComplete { caller.tryComplete(with: $0) }
+        caller.onCancel {
+            if self.lock.withLock({ self.machine.leave(url, shared) }) { shared.future.cancel() }
+        }
+        return caller.future
+    }
+
+    /// Fetches every URL with at most ``maxConcurrentRequests`` in flight, and returns one result
+    /// per URL, in the order of `urls`.
+    ///
+    /// Each result is a response (any status) or an error; one failing does not fail the
+    /// others. After `timeout`, requests still queued or running are cancelled and their results
+    /// are ``FutureError/timedOut(after:)`` errors. Cancelling the returned future cancels every
+    /// request (queued ones first, so none starts in the meantime).
+    public func fetchAll(_ urls: [URL], timeout: Duration? = nil) -> Future<[URLResult]> {
+        let timedOut = Protected(false)
+        let requests = urls.map { result(for: $0) }
+        let results = requests.map { request in
+            request.recover { error in
+                let reason: any Error =
+                    if error is CancellationError, timedOut.value, let timeout { FutureError.timedOut(after: timeout) } else { error }
+                return .error(reason, nil, nil)
+            }
+        }
+        let all = Promise<[URLResult]>()
+        Future.all(results).whenComplete { all.tryComplete(with: $0) }
+        all.onCancel { for request in results.reversed() { request.cancel() } }
+        if let timeout {
+            let deadline = DispatchWorkItemBox {
+                timedOut.write { $0 = true }
+                for request in requests.reversed() { request.cancel() }
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) { deadline.run() }
+            all.future.whenComplete { _ in deadline.disarm() }
+        }
+        return all.future
+    }
+
+    /// The body of `url`, fetched with a GET.
+    ///
+    /// Cancelling the calling task cancels this caller's request (other callers of the same URL
+    /// keep theirs).
+    ///
+    /// - Throws: ``HTTPStatusError`` for a non-2xx status, the transport's error, or
+    ///   `CancellationError`.
+    public func data(from url: URL) async throws -> Data {
+        try await fetch(url).value
+    }
+
+    /// The results for `urls`, in order (see ``fetchAll(_:timeout:)``).
+    public func results(for urls: [URL], timeout: Duration? = nil) async throws -> [URLResult] {
+        try await fetchAll(urls, timeout: timeout).value
+    }
+
+    /// Cancels every fetch in flight or queued.
+    public func cancelAll() {
+        let shared = lock.withLock { machine.removeAllShared() }
+        for entry in shared { entry.future.cancel() }
+    }
+
+    /// The number of requests waiting for a slot.
+    public var queuedRequests: Int {
+        lock.withLock { machine.queuedCount }
+    }
+
+    // MARK: Attempts
+
+    static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+
+    /// `request` with retries: transient failures of idempotent requests are tried again.
+    private func perform(_ request: URLRequest, idempotent: Bool) -> Future<URLResult> {
+        let attempts = idempotent ? retryPolicy.attempts : 1
+        return Future<URLResult>.retry(attempts: attempts, backoff: retryPolicy.backoff, while: Self.isTransient) {
+            self.attempt(request)
+        }.recover { error in
+            // Retries exhausted on a transient status: the caller gets the last response. Any
+            // other failure but a cancellation is the request's result too.
+            if let status = error as? HTTPStatusError { return .response(status.data, status.response) }
+            if error is CancellationError { throw error }
+            return .error(error, nil, nil)
+        }
+    }
+
+    /// One attempt: waits for a slot, sends the request, and fails on a transient status so
+    /// that `retry` sees it.
+    private func attempt(_ request: URLRequest) -> Future<URLResult> {
+        let promise = Promise<URLResult>()
+        let ticket = FetcherStateMachine.Ticket()
+        let startNow = lock.withLock {
+            machine.admit(ticket) { self.send(request, promise) }
+        }
+        promise.onCancel {
+            // Queued: withdraw it. Running: `send` registered a handler that cancels the task.
+            _ = self.lock.withLock { self.machine.withdraw(ticket) }
+        }
+        if startNow { send(request, promise) }
+        return promise.future
+    }
+
+    /// Sends `request` in a slot this call owns, and frees the slot when the transport reports.
+    private func send(_ request: URLRequest, _ promise: Promise<URLResult>) {
+        if promise.isCancelled {
+            slotFreed()
+            return
+        }
+        let task = transport.send(request) { result in
+            switch result {
+            case .response(let data, let response):
+                let status = (response as? HTTPURLResponse)?.statusCode ?? 200
+                let error = HTTPStatusError(statusCode: status, data: data, response: response)
+                promise.tryComplete(with: error.isTransient ? .failure(error) : .success(result))
+            case .error(let error, _, _):
+                promise.tryComplete(with: .failure(error))
+            }
+            self.slotFreed()
+        }
+        promise.onCancel { task.cancel() }
+        if let requestTimeout {
+            let timer = DispatchWorkItemBox {
+                if promise.tryComplete(with: .failure(FutureError.timedOut(after: requestTimeout))) { task.cancel() }
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + requestTimeout.timeInterval) { timer.run() }
+            promise.future.whenComplete { _ in timer.disarm() }
+        }
+    }
+
+    private func slotFreed() {
+        if let next = lock.withLock({ machine.finished() }) { next() }
+    }
+
+    /// Errors worth another attempt: timeouts, lost or refused connections, transient statuses.
+    static func isTransient(_ error: any Error) -> Bool {
+        if let status = error as? HTTPStatusError { return status.isTransient }
+        if case FutureError.timedOut = error { return true }
+        if let urlError = error as? URLError {
+            return [.timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed]
+                .contains(urlError.code)
+        }
+        return false
+    }
+
+    /// The response reported for a body found in the cache.
+    static func cachedResponse(url: URL, length: Int) -> URLResponse {
+        HTTPURLResponse(
+            url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+            headerFields: ["Content-Length": "\(length)", "X-Baton-Cache": "hit"])!
+    }
+}
+
+// `machine` is guarded by `lock`; every other stored property is immutable and Sendable.
+extension Fetcher: @unchecked Sendable {}
+
+/// Work for a deadline, dropped when disarmed so the timer finds nothing to do.
+final class DispatchWorkItemBox: Sendable {
+    private let work: Protected<(@Sendable () -> Void)?>
+
+    init(_ work: @escaping @Sendable () -> Void) {
+        self.work = Protected(work)
+    }
+
+    func run() {
+        let work = self.work.write { work in
+            defer { work = nil }
+            return work
+        }
+        work?()
+    }
+
+    func disarm() {
+        work.write { $0 = nil }
+    }
+}
+
+extension Duration {
+    var timeInterval: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A response arrived, but its status is not 2xx: ``Fetcher/fetch(_:)`` fails with this.
+public struct HTTPStatusError: Error, Sendable, CustomStringConvertible {
+    /// The HTTP status code, e.g. 404.
+    public let statusCode: Int
+    /// The response body.
+    public let data: Data
+    /// The response.
+    public let response: URLResponse
+
+    public init(statusCode: Int, data: Data, response: URLResponse) {
+        self.statusCode = statusCode
+        self.data = data
+        self.response = response
+    }
+
+    /// Whether a retry may succeed: 408, 429, 500, 502, 503, 504.
+    public var isTransient: Bool {
+        [408, 429, 500, 502, 503, 504].contains(statusCode)
+    }
+
+    public var description: String {
+        "HTTP \(statusCode) from \(response.url?.absoluteString ?? "?")"
+    }
+}

@@ -1,0 +1,177 @@
+import BatonFutures
+import Foundation
+import Testing
+
+@Suite struct FutureTests {
+    @Test func callbacksRegisteredBeforeAndAfterCompletionEachRunOnce() async throws {
+        let promise = Promise<Int>()
+        let log = EventLog<String>()
+        promise.future.whenComplete { log.append("before \(try! $0.get())") }
+        promise.succeed(7)
+        promise.future.whenComplete { log.append("after \(try! $0.get())") }
+        #expect(log.all == ["before 7", "after 7"])
+        #expect(try await promise.future.expectValue() == 7)
+        #expect(log.count == 2)
+    }
+
+    @Test func throwingBodyFailsTheFuture() async {
+        let future = Future<Int> { _ in throw TestError(3) }
+        #expect(await future.expectError() as? TestError == TestError(3))
+    }
+
+    @Test func succeededAndFailedAreComplete() throws {
+        #expect(try Future.succeeded(1).result?.get() == 1)
+        #expect(Future<Int>.failed(TestError()).isCompleted)
+        #expect(!Promise<Int>().future.isCompleted)
+    }
+
+    @Test func callbacksRunOnTheRequestedQueue() async throws {
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "callbacks")
+        queue.setSpecific(key: key, value: "callbacks")
+        let promise = Promise<Int>()
+        let seen = Promise<String?>()
+        promise.future.whenComplete(on: .queue(queue)) { _ in seen.succeed(DispatchQueue.getSpecific(key: key)) }
+        promise.succeed(1)
+        #expect(try await seen.future.expectValue() == "callbacks")
+
+        // Registered after completion: still delivered on the queue.
+        let late = Promise<String?>()
+        promise.future.whenComplete(on: .queue(queue)) { _ in late.succeed(DispatchQueue.getSpecific(key: key)) }
+        #expect(try await late.future.expectValue() == "callbacks")
+    }
+
+    @Test func aSerialQueueDeliversInRegistrationOrder() async throws {
+        let queue = DispatchQueue(label: "ordered")
+        let promise = Promise<Int>()
+        let log = EventLog<Int>()
+        let done = Promise<Void>()
+        for index in 0..<200 {
+            promise.future.whenComplete(on: .queue(queue)) { _ in
+                log.append(index)
+                if index == 199 { done.succeed() }
+            }
+        }
+        promise.succeed(0)
+        try await done.future.expectValue()
+        #expect(log.all == Array(0..<200))
+    }
+
+    @Test func customExecutorRunsCallbacks() async throws {
+        let hops = EventLog<Int>()
+        let executor = Executor { work in
+            hops.append(1)
+            DispatchQueue.global().async(execute: work)
+        }
+        let value = try await Future.succeeded(20).map(on: executor) { $0 + 1 }.expectValue()
+        #expect(value == 21)
+        #expect(hops.count == 1)
+    }
+
+    @Test func callbackMayCallBackIntoTheSameFuture() async throws {
+        // Callbacks run outside the future's lock: re-entering must not deadlock.
+        let promise = Promise<Int>()
+        let inner = Promise<Int>()
+        promise.future.whenComplete { _ in
+            let current = try! promise.future.result!.get()
+            promise.future.whenComplete { _ in inner.succeed(current + (promise.future.isCompleted ? 1 : 0)) }
+        }
+        promise.succeed(1)
+        #expect(try await inner.future.expectValue() == 2)
+    }
+
+    @Test func secondCompletionIsIgnoredAndReportedInDebugBuilds() throws {
+        struct Probe: Sendable {}
+        let reports = EventLog<FutureDiagnostics.DuplicateCompletion>()
+        let previous = FutureDiagnostics.duplicateCompletionHandler
+        FutureDiagnostics.duplicateCompletionHandler = { report in
+            if report.valueType.contains("Probe") { reports.append(report) } else { previous(report) }
+        }
+        defer { FutureDiagnostics.duplicateCompletionHandler = previous }
+
+        let promise = Promise<Probe>()
+        promise.succeed(Probe())
+        let failLine = UInt(#line + 1)
+        promise.fail(TestError())
+        #expect(try promise.future.result?.get() != nil)
+        #expect(promise.tryComplete(with: .failure(TestError())) == false)
+        #if DEBUG
+        #expect(reports.count == 1)
+        #expect(reports.all.first?.line == failLine)
+        #expect(reports.all.first?.file.hasSuffix("FutureTests.swift") == true)
+        #else
+        _ = failLine
+        #expect(reports.count == 0)
+        #endif
+    }
+
+    @Test(arguments: 1...20) func exactlyOnceUnderEightRacingCompleters(_ round: Int) async throws {
+        let promise = Promise<Int>()
+        let callbackRuns = EventLog<Int>()
+        let winners = EventLog<Int>()
+        promise.future.whenSuccess { callbackRuns.append($0) }
+        await raceThreads(
+            (0..<8).map { thread in
+                {
+                    // Half the threads register a callback while the others complete.
+                    if thread % 2 == 0 { promise.future.whenSuccess { callbackRuns.append($0) } }
+                    if promise.tryComplete(with: .success(thread)) { winners.append(thread) }
+                }
+            })
+        #expect(winners.count == 1)
+        let winner = winners.all.first
+        #expect(try promise.future.result?.get() == winner)
+        // The first callback plus one per even thread, each exactly once, all with the winner.
+        #expect(callbackRuns.count == 1 + 4)
+        #expect(callbackRuns.all.allSatisfy { $0 == winner })
+    }
+
+    @Test(arguments: 1...10) func cancelRacingCompletionDecidesOnce(_ round: Int) async {
+        let promise = Promise<Int>()
+        let handlerRuns = EventLog<Int>()
+        let outcomes = EventLog<Bool>()
+        promise.onCancel { handlerRuns.append(0) }
+        promise.future.whenComplete { outcomes.append((try? $0.get()) != nil) }
+        await raceThreads(
+            (0..<8).map { thread in
+                { if thread % 2 == 0 { promise.future.cancel() } else { promise.tryComplete(with: .success(thread)) } }
+            })
+        #expect(outcomes.count == 1)
+        // The cancellation handler runs if and only if the cancellation won.
+        #expect(handlerRuns.count == (promise.future.isCancelled ? 1 : 0))
+    }
+
+    @Test func cancelRunsHandlersOnceAndOnlyWhilePending() {
+        let promise = Promise<Int>()
+        let log = EventLog<String>()
+        promise.onCancel { log.append("first") }
+        promise.future.cancel()
+        promise.future.cancel()
+        promise.onCancel { log.append("late") }  // already cancelled: runs at once
+        #expect(log.all == ["first", "late"])
+        #expect(promise.isCancelled)
+        #expect(throws: CancellationError.self) { try promise.future.result?.get() }
+
+        let done = Promise<Int>()
+        done.onCancel { log.append("never") }
+        done.succeed(1)
+        done.future.cancel()
+        #expect(!done.isCancelled)
+        #expect(log.count == 2)
+    }
+
+    @Test func aCancelledPromiseIgnoresItsLateResultWithoutAReport() {
+        let promise = Promise<Int>()
+        promise.future.cancel()
+        promise.succeed(1)  // the work finished anyway: no report, no change
+        #expect(promise.future.isCancelled)
+    }
+
+    @Test func deepChainOfMapsDoesNotOverflowTheStack() async throws {
+        let root = Promise<Int>()
+        var future = root.future
+        for _ in 0..<100_000 { future = future.map { $0 + 1 } }
+        root.succeed(0)
+        #expect(try await future.expectValue() == 100_000)
+    }
+}

@@ -1,0 +1,80 @@
+import BatonFutures
+import BatonLocks
+import Foundation
+import Testing
+
+/// The longest any test waits for something that should happen at once: a bug fails the test
+/// after this long instead of hanging the suite. Generous, because under the thread sanitizer
+/// on a busy 2-core machine the whole suite competes for the cooperative pool.
+let patience: Duration = .seconds(30)
+
+struct TestError: Error, Equatable {
+    let tag: Int
+    init(_ tag: Int = 0) { self.tag = tag }
+}
+
+extension Future {
+    /// The outcome, waiting at most `patience`.
+    func outcome() async -> Result<Value, any Error> {
+        do { return .success(try await timeout(after: patience).value) } catch { return .failure(error) }
+    }
+
+    /// The value, failing the test if the future fails or does not complete within `patience`.
+    func expectValue(sourceLocation: SourceLocation = #_sourceLocation) async throws -> Value {
+        switch await outcome() {
+        case .success(let value): return value
+        case .failure(let error):
+            Issue.record("expected a value, got \(error)", sourceLocation: sourceLocation)
+            throw error
+        }
+    }
+
+    /// The error, failing the test if the future succeeds or does not complete within `patience`.
+    func expectError(sourceLocation: SourceLocation = #_sourceLocation) async -> (any Error)? {
+        switch await outcome() {
+        case .success(let value):
+            Issue.record("expected an error, got \(value)", sourceLocation: sourceLocation)
+            return nil
+        case .failure(let error):
+            if case FutureError.timedOut(after: patience) = error {
+                Issue.record("the future did not complete within \(patience)", sourceLocation: sourceLocation)
+            }
+            return error
+        }
+    }
+}
+
+/// Runs each body on a thread of its own, released together from a start barrier, and waits
+/// (at most `patience`) for all of them. The waiting happens on a thread of its own too, so
+/// the test never blocks a thread of Swift's cooperative pool.
+func raceThreads(_ bodies: [@Sendable () -> Void]) async {
+    let finished = await withCheckedContinuation { continuation in
+        Thread {
+            let ready = DispatchGroup()
+            let gate = DispatchSemaphore(value: 0)
+            let done = DispatchGroup()
+            for body in bodies {
+                ready.enter()
+                done.enter()
+                Thread {
+                    ready.leave()
+                    gate.wait()
+                    body()
+                    done.leave()
+                }.start()
+            }
+            ready.wait()
+            for _ in bodies { gate.signal() }
+            continuation.resume(returning: done.wait(timeout: .now() + .seconds(30)) == .success)
+        }.start()
+    }
+    #expect(finished, "racing threads did not finish")
+}
+
+/// A thread-safe log of events, for checking order and counts.
+final class EventLog<Event: Sendable>: Sendable {
+    private let events = Protected<[Event]>([])
+    func append(_ event: Event) { events.write { $0.append(event) } }
+    var all: [Event] { events.value }
+    var count: Int { events.read { $0.count } }
+}

@@ -1,0 +1,238 @@
+import BatonFutures
+import BatonHTTP
+import BatonLocks
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `FetchCache` for the tests: a dictionary under a lock.
+final class DictionaryCache: FetchCache {
+    let entries = Protected<[URL: Data]>([:])
+    func value(forKey key: URL) -> Data? { entries.read { $0[key] } }
+    func setValue(_ value: Data, forKey key: URL, cost: Int) { entries.write { $0[key] = value } }
+}
+
+private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
+
+@Suite struct FetcherTests {
+    /// Releases held requests one at a time, each once the server holds `limit` (or all that
+    /// are left): the most ever in flight at the server must then be exactly `limit`.
+    func checkBound(limit: Int, urls count: Int) async throws {
+        let key = uniqueKey("bound\(limit)")
+        let server = TestServer.shared
+        let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: limit, retryPolicy: .none)
+        var urls: [URL] = []
+        for index in 0..<count { urls.append(try await TestServer.url("/held/\(key)?i=\(index)")) }
+        let all = fetcher.fetchAll(urls)
+        for released in 0..<count {
+            let expected = min(limit, count - released)
+            try await server.waitUntil("\(expected) requests are held") { server.inFlight(key) == expected }
+            server.release(key)
+        }
+        let results = try await all.value(within: patience)
+        #expect(server.maxInFlight(key) == limit)
+        #expect(server.hits(key) == count)
+        #expect(results.map { $0.statusCode } == Array(repeating: 200, count: count))
+        #expect(results.allSatisfy { $0.data.map(text) == "held \(key)" })
+    }
+
+    @Test func atMostMaxConcurrentRequestsInFlight() async throws {
+        try await checkBound(limit: 3, urls: 12)
+    }
+
+    @Test func aLimitAboveTheSessionsPerHostLimitIsReached() async throws {
+        // URLSession allows 6 connections per host by default; the fetcher must raise it.
+        #expect(URLSession.shared.configuration.httpMaximumConnectionsPerHost < 8)
+        #expect(Fetcher(maxConcurrentRequests: 8).connectionsPerHost == 8)
+        #expect(Fetcher(maxConcurrentRequests: 4).connectionsPerHost == URLSession.shared.configuration.httpMaximumConnectionsPerHost)
+        try await checkBound(limit: 8, urls: 16)
+    }
+
+    @Test func resultsComeBackInInputOrder() async throws {
+        let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: 4)
+        var urls: [URL] = []
+        var expected: [String] = []
+        for index in 0..<24 {
+            let key = uniqueKey("order\(index)")
+            urls.append(try await TestServer.url(index % 5 == 4 ? "/status/404/\(key)" : "/hello/\(key)"))
+            expected.append(index % 5 == 4 ? "status 404" : "hello \(key)")
+        }
+        urls.append(refusedURL)
+        let results = try await fetcher.fetchAll(urls).value(within: patience)
+        #expect(results.count == 25)
+        #expect(results.prefix(24).map { $0.data.map(text) } == expected)
+        #expect(results.last?.error != nil)
+    }
+
+    @Test func concurrentFetchesOfOneURLMakeOneRequest() async throws {
+        let key = uniqueKey("coalesce")
+        let url = try await TestServer.url("/held/\(key)")
+        let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: 6)
+        let fetches = (0..<50).map { _ in fetcher.fetch(url) }
+        try await TestServer.shared.waitUntil("the request arrived") { TestServer.shared.inFlight(key) == 1 }
+        TestServer.shared.release(key, count: 50)
+        let bodies = try await Future.all(fetches).value(within: patience)
+        #expect(bodies.map(text) == Array(repeating: "held \(key)", count: 50))
+        #expect(TestServer.shared.hits(key) == 1)
+    }
+
+    @Test func oneCallerCancellingLeavesTheOthersTheirResult() async throws {
+        let key = uniqueKey("leave")
+        let url = try await TestServer.url("/held/\(key)")
+        let fetcher = Fetcher(session: makeSession())
+        let leaving = fetcher.fetch(url)
+        let staying = fetcher.fetch(url)
+        try await TestServer.shared.waitUntil("the request arrived") { TestServer.shared.inFlight(key) == 1 }
+        leaving.cancel()
+        TestServer.shared.release(key)
+        #expect(text(try await staying.value(within: patience)) == "held \(key)")
+        #expect(leaving.isCancelled)
+        #expect(TestServer.shared.hits(key) == 1)
+    }
+
+    @Test func transientFailuresAreRetried() async throws {
+        let key = uniqueKey("flaky")
+        let url = try await TestServer.url("/flaky/\(key)?fail=2")
+        let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .constant(.milliseconds(5))))
+        #expect(text(try await fetcher.fetch(url).value(within: patience)) == "ok")
+        #expect(TestServer.shared.hits(key) == 3)
+    }
+
+    @Test func retriesStopAfterTheLimit() async throws {
+        let key = uniqueKey("down")
+        let url = try await TestServer.url("/flaky/\(key)?fail=100")
+        let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .exponential(initial: .milliseconds(2))))
+        do {
+            _ = try await fetcher.fetch(url).value(within: patience)
+            Issue.record("a 503 must fail the fetch")
+        } catch let error as HTTPStatusError {
+            #expect(error.statusCode == 503)
+        }
+        #expect(TestServer.shared.hits(key) == 3)
+        // fetchAll reports the last response rather than an error.
+        let again = try await fetcher.fetchAll([url]).value(within: patience)
+        #expect(again.first?.statusCode == 503)
+        #expect(TestServer.shared.hits(key) == 6)
+    }
+
+    @Test func nonTransientStatusesAndPostsAreNotRetried() async throws {
+        let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 4, backoff: .none))
+        let missing = uniqueKey("missing")
+        let result = try await fetcher.result(for: try await TestServer.url("/status/404/\(missing)")).value(within: patience)
+        #expect(result.statusCode == 404)
+        #expect(TestServer.shared.hits(missing) == 1)
+
+        let posted = uniqueKey("post")
+        var request = URLRequest(url: try await TestServer.url("/flaky/\(posted)?fail=1"))
+        request.httpMethod = "POST"
+        let postResult = try await fetcher.result(for: request).value(within: patience)
+        #expect(postResult.statusCode == 503)
+        #expect(TestServer.shared.hits(posted) == 1)
+    }
+
+    @Test func refusedConnectionsAreRetriedThenReported() async throws {
+        let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 2, backoff: .none))
+        let result = try await fetcher.result(for: refusedURL).value(within: patience)
+        #expect((result.error as? URLError)?.code == .cannotConnectToHost)
+    }
+
+    @Test func cancellationStopsOutstandingRequests() async throws {
+        let key = uniqueKey("cancel")
+        let server = TestServer.shared
+        let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: 1, retryPolicy: .none)
+        var urls: [URL] = []
+        for index in 0..<5 { urls.append(try await TestServer.url("/held/\(key)?i=\(index)")) }
+        let all = fetcher.fetchAll(urls)
+        try await server.waitUntil("the first request is held") { server.inFlight(key) == 1 }
+        #expect(fetcher.queuedRequests == 4)
+        all.cancel()
+        #expect(fetcher.queuedRequests == 0)
+        // The limiter is first in, first out with one slot: had any cancelled request still been
+        // queued, it would reach the server before this one.
+        let sentinel = uniqueKey("sentinel")
+        let after = try await fetcher.fetch(try await TestServer.url("/hello/\(sentinel)")).value(within: patience)
+        #expect(text(after) == "hello \(sentinel)")
+        #expect(server.hits(key) == 1)
+        #expect(await (try? all.value(within: patience)) == nil)
+        #expect(all.isCancelled)
+        server.release(key, count: 5)
+    }
+
+    @Test func cancellingTheAwaitingTaskCancelsTheRequest() async throws {
+        let key = uniqueKey("task")
+        let url = try await TestServer.url("/held/\(key)")
+        let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: 1, retryPolicy: .none)
+        let task = Task { try await fetcher.data(from: url) }
+        try await TestServer.shared.waitUntil("the request is held") { TestServer.shared.inFlight(key) == 1 }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        // The slot is free again once the transport reports the cancelled request.
+        let sentinel = uniqueKey("after-task")
+        _ = try await fetcher.fetch(try await TestServer.url("/hello/\(sentinel)")).value(within: patience)
+        TestServer.shared.release(key)
+    }
+
+    @Test func requestTimeoutFailsAHungAttemptAndRetriesIt() async throws {
+        let key = uniqueKey("hung")
+        let url = try await TestServer.url("/held/\(key)")
+        let fetcher = Fetcher(
+            session: makeSession(), retryPolicy: .init(attempts: 2, backoff: .none), requestTimeout: .milliseconds(300))
+        do {
+            _ = try await fetcher.fetch(url).value(within: patience)
+            Issue.record("a hung request must time out")
+        } catch {
+            #expect(error as? FutureError == .timedOut(after: .milliseconds(300)))
+        }
+        try await TestServer.shared.waitUntil("both attempts arrived") { TestServer.shared.hits(key) == 2 }
+        TestServer.shared.release(key, count: 2)
+    }
+
+    @Test func overallTimeoutKeepsTheResultsThatArrived() async throws {
+        let fast = uniqueKey("fast")
+        let slow = uniqueKey("slow")
+        let fetcher = Fetcher(session: makeSession(), retryPolicy: .none)
+        let urls = [try await TestServer.url("/hello/\(fast)"), try await TestServer.url("/held/\(slow)")]
+        let results = try await fetcher.fetchAll(urls, timeout: .milliseconds(500)).value(within: patience)
+        #expect(results[0].data.map(text) == "hello \(fast)")
+        #expect(results[1].error as? FutureError == .timedOut(after: .milliseconds(500)))
+        TestServer.shared.release(slow)
+    }
+
+    @Test func aCacheAnswersRepeatedFetches() async throws {
+        let key = uniqueKey("cached")
+        let url = try await TestServer.url("/hello/\(key)")
+        let cache = DictionaryCache()
+        let fetcher = Fetcher(session: makeSession(), cache: cache)
+        #expect(text(try await fetcher.fetch(url).value(within: patience)) == "hello \(key)")
+        #expect(cache.value(forKey: url).map(text) == "hello \(key)")
+        let again = try await fetcher.result(for: url).value(within: patience)
+        #expect(again.data.map(text) == "hello \(key)")
+        #expect(again.statusCode == 200)
+        #expect(TestServer.shared.hits(key) == 1)
+        // Failures are not cached.
+        let missing = try await TestServer.url("/status/404/\(uniqueKey("uncached"))")
+        _ = try await fetcher.result(for: missing).value(within: patience)
+        #expect(cache.value(forKey: missing) == nil)
+    }
+
+    @Test func customTransportsPlugIn() async throws {
+        /// Counts the requests it passes on to a real session.
+        final class CountingTransport: HTTPTransport {
+            let sent = Protected(0)
+            let session = makeSession()
+            func send(_ request: URLRequest, completion: @escaping @Sendable (URLResult) -> Void) -> any HTTPTransportTask {
+                sent.write { $0 += 1 }
+                return session.send(request, completion: completion)
+            }
+        }
+        let transport = CountingTransport()
+        let fetcher = Fetcher(transport: transport, maxConcurrentRequests: 2)
+        let key = uniqueKey("transport")
+        let body = try await fetcher.data(from: try await TestServer.url("/hello/\(key)"))
+        #expect(text(body) == "hello \(key)")
+        #expect(transport.sent.value == 1)
+    }
+}
