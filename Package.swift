@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Baton", targets: ["Baton"]),
         .library(name: "BatonLocks", targets: ["BatonLocks"]),
+        .library(name: "BatonCache", targets: ["BatonCache"]),
         .executable(name: "baton", targets: ["baton"]),
     ],
     dependencies: [
@@ -24,8 +25,15 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
-        .target(name: "Baton", dependencies: ["BatonLocks"]),
-        .target(name: "BatonBench", dependencies: ["BatonLocks"]),
+        .target(
+            name: "BatonCache",
+            dependencies: [
+                "BatonLocks",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        .target(name: "Baton", dependencies: ["BatonLocks", "BatonCache"]),
+        .target(name: "BatonBench", dependencies: ["BatonLocks", "BatonCache"]),
         .executableTarget(
             name: "baton",
             dependencies: [
@@ -34,6 +42,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BatonLocksTests", dependencies: ["BatonLocks"]),
+        .testTarget(name: "BatonCacheTests", dependencies: ["BatonCache"]),
         .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench"]),
     ],
     swiftLanguageModes: [.v6]

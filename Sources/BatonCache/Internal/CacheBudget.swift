@@ -1,0 +1,86 @@
+import Atomics
+
+/// The whole cache's count and cost, and their limits: the one place that makes the limits
+/// exact across shards.
+///
+/// A shard stores an entry only after reserving room for it here, with a compare-and-swap
+/// that never lets the total pass a limit, and gives the room back when the entry leaves. So
+/// `count <= countLimit` and `totalCost <= costLimit` hold at every instant, not just within
+/// each shard. Both counters share one cache line: an insertion touches both.
+@usableFromInline
+final class CacheBudget {
+    /// `Int.max` when the cache has no count limit.
+    @usableFromInline let countLimit: Int
+    /// `Int.max` when the cache has no cost limit.
+    @usableFromInline let costLimit: Int
+    /// `[0]` the number of entries, `[1]` their total cost.
+    @usableFromInline let storage: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>
+
+    @usableFromInline
+    enum Reservation {
+        case reserved
+        case countExceeded
+        case costExceeded
+    }
+
+    init(countLimit: Int?, costLimit: Int?) {
+        self.countLimit = countLimit ?? .max
+        self.costLimit = costLimit ?? .max
+        storage = .allocate(capacity: 2)
+        storage.initialize(repeating: .init(0), count: 2)
+    }
+
+    deinit {
+        storage.deinitialize(count: 2)
+        storage.deallocate()
+    }
+
+    @inlinable var countAtomic: UnsafeAtomic<Int> { UnsafeAtomic(at: storage) }
+    @inlinable var costAtomic: UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 1) }
+
+    @inlinable var count: Int { countAtomic.load(ordering: .relaxed) }
+    @inlinable var cost: Int { costAtomic.load(ordering: .relaxed) }
+
+    /// Takes room for one entry of `cost`, or says which limit it would break (and takes
+    /// nothing).
+    @inlinable
+    func reserve(cost: Int) -> Reservation {
+        if countLimit == .max {
+            countAtomic.wrappingIncrement(ordering: .relaxed)
+        } else {
+            var current = countAtomic.load(ordering: .relaxed)
+            while true {
+                if current >= countLimit { return .countExceeded }
+                let (exchanged, original) = countAtomic.weakCompareExchange(
+                    expected: current, desired: current + 1, ordering: .relaxed)
+                if exchanged { break }
+                current = original
+            }
+        }
+        if costLimit == .max {
+            costAtomic.wrappingIncrement(by: cost, ordering: .relaxed)
+        } else {
+            var current = costAtomic.load(ordering: .relaxed)
+            while true {
+                if cost > costLimit - current {
+                    countAtomic.wrappingDecrement(ordering: .relaxed)
+                    return .costExceeded
+                }
+                let (exchanged, original) = costAtomic.weakCompareExchange(
+                    expected: current, desired: current + cost, ordering: .relaxed)
+                if exchanged { break }
+                current = original
+            }
+        }
+        return .reserved
+    }
+
+    /// Gives back the room of `count` entries whose costs add up to `cost`.
+    @inlinable
+    func release(count: Int, cost: Int) {
+        countAtomic.wrappingDecrement(by: count, ordering: .relaxed)
+        if cost != 0 { costAtomic.wrappingDecrement(by: cost, ordering: .relaxed) }
+    }
+}
+// Both counters are only reached through atomic operations; the limits never change.
+extension CacheBudget: @unchecked Sendable {}
