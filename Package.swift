@@ -42,7 +42,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BatonLocksTests", dependencies: ["BatonLocks"]),
-        .testTarget(name: "BatonCacheTests", dependencies: ["BatonCache"]),
+        .testTarget(
+            name: "BatonCacheTests",
+            dependencies: ["BatonCache", .product(name: "Atomics", package: "swift-atomics")]
+        ),
         .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench"]),
     ],
     swiftLanguageModes: [.v6]

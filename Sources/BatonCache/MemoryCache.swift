@@ -214,7 +214,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         if cost > budget.costLimit || budget.countLimit == 0 {
             if ifAbsent, case .hit(let present) = lookup(key, in: shard) { return present }
             shard.counters.increment(.insertions)
-            _ = shard.state.write { $0.removeValue(forKey: key, now: now, evicted: &evicted) }
+            _ = shard.state.write { $0.removeValue(forKey: key, now: now, reason: .replaced, evicted: &evicted) }
             evicted.append(key, value, cost > budget.costLimit ? .cost : .count)
             return value
         }
@@ -303,7 +303,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         trim(reason: .cost) { self.budget.cost - cost }
     }
 
-    /// Evicts round-robin over the shards while `excess()` is positive.
+    /// Evicts round-robin over the shards while `excess()` is positive, taking from each shard
+    /// in turn up to its share of the excess.
     private func trim(reason: EvictionReason, excess: () -> Int) {
         let now = expiry.isEnabled ? clock.nanoseconds() : 0
         var idleShards = 0
@@ -311,11 +312,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         while excess() > 0 && idleShards < shards.count {
             let shard = shards[next]
             next = (next + 1) & shardMask
-            let quota = max(1, excess() / shards.count)
+            let share = max(1, excess() / shards.count)
             var evicted = EvictionBatch<Key, Value>()
             let evictedAny = shard.state.write { state in
                 var any = false
-                for _ in 0..<quota {
+                for _ in 0..<share where excess() > 0 {
                     guard state.evictOne(now: now, reason: reason, evicted: &evicted) else { break }
                     any = true
                 }

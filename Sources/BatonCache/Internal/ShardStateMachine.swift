@@ -181,16 +181,17 @@ struct ShardStateMachine<Key: Hashable, Value> {
         }
     }
 
-    /// Removes the entry for `key`, if any. Returns its value if it was live; an expired
-    /// entry is removed with reason `.expired` and `nil` is returned.
+    /// Removes the entry for `key`, if any, reporting it with `reason`. Returns its value if it
+    /// was live; an expired entry is removed with reason `.expired` and `nil` is returned.
     @inlinable
     mutating func removeValue(
-        forKey key: Key, now: Int64, evicted: inout EvictionBatch<Key, Value>
+        forKey key: Key, now: Int64, reason: EvictionReason = .removed,
+        evicted: inout EvictionBatch<Key, Value>
     ) -> Value? {
         guard let slot = index[key] else { return nil }
         let expired = expiry.isEnabled && isExpired(Int(slot), now: now)
         let old = removeSlot(slot)
-        evicted.append(old.key, old.value, expired ? .expired : .removed)
+        evicted.append(old.key, old.value, expired ? .expired : reason)
         return expired ? nil : old.value
     }
 
