@@ -157,11 +157,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     func lookup(_ key: Key, in shard: CacheShard<Key, Value>) -> Lookup<Value> {
         let now = expiry.isEnabled ? clock.nanoseconds() : 0
         if policy == .sieve {
-            let found = shard.state.read { $0.lookupShared(key, now: now) }
+            let found = shard.lookupShared(key, now: now)
             guard case .expired = found else { return found }
         }
         var evicted = EvictionBatch<Key, Value>()
-        let found = shard.state.write { $0.lookupExclusive(key, now: now, evicted: &evicted) }
+        let found = shard.withWriteLock { $0.lookupExclusive(key, now: now, evicted: &evicted) }
         deliver(evicted, counters: shard.counters)
         return found
     }
@@ -214,12 +214,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         if cost > budget.costLimit || budget.countLimit == 0 {
             if ifAbsent, case .hit(let present) = lookup(key, in: shard) { return present }
             shard.counters.increment(.insertions)
-            _ = shard.state.write { $0.removeValue(forKey: key, now: now, reason: .replaced, evicted: &evicted) }
+            _ = shard.withWriteLock { $0.removeValue(forKey: key, now: now, reason: .replaced, evicted: &evicted) }
             evicted.append(key, value, cost > budget.costLimit ? .cost : .count)
             return value
         }
         while true {
-            let outcome = shard.state.write {
+            let outcome = shard.withWriteLock {
                 $0.store(key, value, cost: cost, now: now, ifAbsent: ifAbsent, evicted: &evicted)
             }
             switch outcome {
@@ -242,7 +242,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ) {
         for offset in 1..<max(shards.count, 2) {
             let shard = shards[(home + offset) & shardMask]
-            if shard.state.write({ $0.evictOne(now: now, reason: reason, evicted: &evicted) }) { return }
+            if shard.withWriteLock({ $0.evictOne(now: now, reason: reason, evicted: &evicted) }) { return }
         }
     }
 
@@ -258,7 +258,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         let shard = shards[key.hashValue & shardMask]
         let now = expiry.isEnabled ? clock.nanoseconds() : 0
         var evicted = EvictionBatch<Key, Value>()
-        let removed = shard.state.write { $0.removeValue(forKey: key, now: now, evicted: &evicted) }
+        let removed = shard.withWriteLock { $0.removeValue(forKey: key, now: now, evicted: &evicted) }
         deliver(evicted, counters: shard.counters)
         return removed
     }
@@ -271,7 +271,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// - Complexity: O(n).
     public func removeAll() {
         for shard in shards {
-            let drained = shard.state.write { $0.removeAll() }
+            let drained = shard.withWriteLock { $0.removeAll() }
             shard.counters.increment(.removals, by: drained.count)
             if handlers.isActive.load(ordering: .acquiring) {
                 let current = handlers.current
@@ -314,7 +314,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             next = (next + 1) & shardMask
             let share = max(1, excess() / shards.count)
             var evicted = EvictionBatch<Key, Value>()
-            let evictedAny = shard.state.write { state in
+            let evictedAny = shard.withWriteLock { state in
                 var any = false
                 for _ in 0..<share where excess() > 0 {
                     guard state.evictOne(now: now, reason: reason, evicted: &evicted) else { break }
@@ -337,7 +337,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         let now = clock.nanoseconds()
         for shard in shards {
             var evicted = EvictionBatch<Key, Value>()
-            shard.state.write { $0.removeExpired(now: now, evicted: &evicted) }
+            shard.withWriteLock { $0.removeExpired(now: now, evicted: &evicted) }
             deliver(evicted, counters: shard.counters)
         }
     }
@@ -414,11 +414,10 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         var entries = 0
         var cost = 0
         for (number, shard) in shards.enumerated() {
-            shard.state.read { state in
-                problems += state.invariantViolations().map { "shard \(number): \($0)" }
-                entries += state.count
-                cost += state.totalCost
-            }
+            let (shardProblems, shardCount, shardCost) = shard.check()
+            problems += shardProblems.map { "shard \(number): \($0)" }
+            entries += shardCount
+            cost += shardCost
         }
         if entries != count { problems.append("shards hold \(entries) entries, budget says \(count)") }
         if cost != totalCost { problems.append("shards hold cost \(cost), budget says \(totalCost)") }

@@ -75,6 +75,24 @@ final class CacheBudget {
         return .reserved
     }
 
+    /// Takes `extra` more cost for an entry already counted (a replacement that costs more),
+    /// or returns `false` and takes nothing if that would break `costLimit`.
+    @inlinable
+    func reserveCost(_ extra: Int) -> Bool {
+        if costLimit == .max {
+            costAtomic.wrappingIncrement(by: extra, ordering: .relaxed)
+            return true
+        }
+        var current = costAtomic.load(ordering: .relaxed)
+        while true {
+            if extra > costLimit - current { return false }
+            let (exchanged, original) = costAtomic.weakCompareExchange(
+                expected: current, desired: current + extra, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+    }
+
     /// Gives back the room of `count` entries whose costs add up to `cost`.
     @inlinable
     func release(count: Int, cost: Int) {

@@ -38,8 +38,8 @@ enum StoreOutcome<Value> {
     case needsRoom(EvictionReason)
 }
 
-/// The contents of one shard and its eviction policy: a hash index from key to slot, and the
-/// slots in a slab linked newest to oldest (the SIEVE queue, or the LRU list).
+/// The contents of one shard and its eviction policy: a hash index from key to value and slot,
+/// and the slots in a slab linked newest to oldest (the SIEVE queue, or the LRU list).
 ///
 /// Every method runs with the shard's lock held; the methods marked "shared" need only the
 /// read lock (they write nothing but the atomics in ``visited`` and ``lastRead``), the
@@ -47,14 +47,28 @@ enum StoreOutcome<Value> {
 /// ``EvictionBatch`` and reach handlers, and are released, only after the lock is dropped.
 ///
 /// Slots live in one contiguous array addressed by `Int32` index, so the policy's links cost no
-/// allocation or reference counting per entry; freed slots are reused through a free list.
+/// allocation or reference counting per entry; freed slots are reused through a free list. The
+/// value sits in the index beside its slot number, so a hit reads one hash-table bucket and one
+/// visited byte, not a slot too.
 @usableFromInline
 struct ShardStateMachine<Key: Hashable, Value> {
+    /// What the index holds for a key.
+    @usableFromInline
+    struct Entry {
+        @usableFromInline var value: Value
+        @usableFromInline var slot: Int32
+
+        @inlinable
+        init(value: Value, slot: Int32) {
+            self.value = value
+            self.slot = slot
+        }
+    }
+
     @usableFromInline
     struct Slot {
         /// `nil` while the slot is on the free list.
         @usableFromInline var key: Key?
-        @usableFromInline var value: Value?
         @usableFromInline var cost: Int
         /// When the value was written, in clock nanoseconds (0 when nothing expires).
         @usableFromInline var writtenAt: Int64
@@ -64,9 +78,8 @@ struct ShardStateMachine<Key: Hashable, Value> {
         @usableFromInline var older: Int32
 
         @inlinable
-        init(key: Key, value: Value, cost: Int, writtenAt: Int64) {
+        init(key: Key, cost: Int, writtenAt: Int64) {
             self.key = key
-            self.value = value
             self.cost = cost
             self.writtenAt = writtenAt
             newer = noSlot
@@ -79,7 +92,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
     /// The whole cache's count and cost; every slot filled or freed here is reserved or
     /// released there.
     @usableFromInline let budget: CacheBudget
-    @usableFromInline var index: [Key: Int32] = [:]
+    @usableFromInline var index: [Key: Entry] = [:]
     @usableFromInline var slots: ContiguousArray<Slot> = []
     /// The head of the free list, chained through `older`.
     @usableFromInline var freeSlot: Int32 = noSlot
@@ -109,16 +122,21 @@ struct ShardStateMachine<Key: Hashable, Value> {
 
     /// Shared: finds a live entry without reordering anything. A SIEVE hit sets the visited
     /// bit (only if clear, so a hot entry's cache line is not written on every hit).
+    ///
+    /// Runs under the read lock, concurrently with other lookups. It writes nothing but the
+    /// atomics in ``visited`` and ``lastRead``; it is `mutating` only so that the state is
+    /// passed by address: as a non-mutating method the optimiser copies the whole struct out
+    /// of its shard first (six reference-count operations on lines every reader shares).
     @inlinable
-    func lookupShared(_ key: Key, now: Int64) -> Lookup<Value> {
-        guard let slot = index[key] else { return .miss }
-        let i = Int(slot)
+    mutating func lookupShared(_ key: Key, now: Int64) -> Lookup<Value> {
+        guard let entry = index[key] else { return .miss }
+        let i = Int(entry.slot)
         if expiry.isEnabled {
             if isExpired(i, now: now) { return .expired }
             lastRead?.store(now, at: i)
         }
         if visited.load(i) == 0 { visited.store(1, at: i) }
-        return .hit(slots[i].value.unsafelyUnwrapped)
+        return .hit(entry.value)
     }
 
     /// Exclusive: finds a live entry, removing it if it has expired. LRU moves a hit to the
@@ -127,7 +145,8 @@ struct ShardStateMachine<Key: Hashable, Value> {
     mutating func lookupExclusive(
         _ key: Key, now: Int64, evicted: inout EvictionBatch<Key, Value>
     ) -> Lookup<Value> {
-        guard let slot = index[key] else { return .miss }
+        guard let entry = index[key] else { return .miss }
+        let slot = entry.slot
         let i = Int(slot)
         if expiry.isEnabled {
             if isExpired(i, now: now) {
@@ -141,14 +160,16 @@ struct ShardStateMachine<Key: Hashable, Value> {
         case .lru: moveToNewest(slot)
         case .sieve: if visited.load(i) == 0 { visited.store(1, at: i) }
         }
-        return .hit(slots[i].value.unsafelyUnwrapped)
+        return .hit(entry.value)
     }
 
     // MARK: Writes
 
-    /// Stores `value` for `key` as the newest entry, evicting from this shard until the cache
-    /// has room. An entry already stored for `key` is replaced (reason `.replaced`, or
-    /// `.expired` if it had expired) — unless `ifAbsent`, when a live one is returned instead.
+    /// Stores `value` for `key`, evicting from this shard until the cache has room. A new key
+    /// becomes the newest entry. An entry already stored for `key` is replaced (reason
+    /// `.replaced`) — unless `ifAbsent`, when a live one is returned instead. A replacement
+    /// counts as an access: SIEVE keeps the entry where it is and marks it visited, LRU moves
+    /// it to the front. An expired entry is removed (`.expired`) and the key stored anew.
     ///
     /// The caller has already refused an entry that can never fit (cost above `costLimit`, or
     /// `countLimit` 0).
@@ -158,12 +179,30 @@ struct ShardStateMachine<Key: Hashable, Value> {
         evicted: inout EvictionBatch<Key, Value>
     ) -> StoreOutcome<Value> {
         if let existing = index[key] {
-            let expired = expiry.isEnabled && isExpired(Int(existing), now: now)
+            let slot = existing.slot
+            let i = Int(slot)
+            let expired = expiry.isEnabled && isExpired(i, now: now)
             if ifAbsent && !expired {
-                if policy == .lru { moveToNewest(existing) }
-                return .present(slots[Int(existing)].value.unsafelyUnwrapped)
+                if policy == .lru { moveToNewest(slot) }
+                return .present(existing.value)
             }
-            let old = removeSlot(existing)
+            let extra = cost - slots[i].cost
+            if !expired && (extra <= 0 || budget.reserveCost(extra)) {
+                if extra < 0 { budget.release(count: 0, cost: -extra) }
+                index[key] = Entry(value: value, slot: slot)
+                slots[i].cost = cost
+                slots[i].writtenAt = now
+                totalCost += extra
+                lastRead?.store(now, at: i)
+                switch policy {
+                case .lru: moveToNewest(slot)
+                case .sieve: if visited.load(i) == 0 { visited.store(1, at: i) }
+                }
+                evicted.append(key, existing.value, .replaced)
+                return .stored
+            }
+            // Expired, or the larger cost needs room: remove it and store the key anew.
+            let old = removeSlot(slot)
             evicted.append(old.key, old.value, expired ? .expired : .replaced)
         }
         while true {
@@ -188,7 +227,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
         forKey key: Key, now: Int64, reason: EvictionReason = .removed,
         evicted: inout EvictionBatch<Key, Value>
     ) -> Value? {
-        guard let slot = index[key] else { return nil }
+        guard let slot = index[key]?.slot else { return nil }
         let expired = expiry.isEnabled && isExpired(Int(slot), now: now)
         let old = removeSlot(slot)
         evicted.append(old.key, old.value, expired ? .expired : reason)
@@ -234,15 +273,10 @@ struct ShardStateMachine<Key: Hashable, Value> {
         return drained
     }
 
-    /// The live and expired entries, oldest first (for reporting a drained shard).
+    /// The live and expired entries (for reporting a drained shard).
     @usableFromInline
     func forEachEntry(_ body: (Key, Value) -> Void) {
-        var slot = oldest
-        while slot != noSlot {
-            let i = Int(slot)
-            body(slots[i].key.unsafelyUnwrapped, slots[i].value.unsafelyUnwrapped)
-            slot = slots[i].newer
-        }
+        for (key, entry) in index { body(key, entry.value) }
     }
 
     // MARK: The policy
@@ -283,7 +317,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
 
     @inlinable
     mutating func insertNewest(_ key: Key, _ value: Value, cost: Int, now: Int64) {
-        let entry = Slot(key: key, value: value, cost: cost, writtenAt: now)
+        let entry = Slot(key: key, cost: cost, writtenAt: now)
         let slot: Int32
         if freeSlot != noSlot {
             slot = freeSlot
@@ -299,7 +333,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
         visited.store(0, at: i)
         lastRead?.store(now, at: i)
         linkNewest(slot)
-        index[key] = slot
+        index[key] = Entry(value: value, slot: slot)
         totalCost += cost
     }
 
@@ -317,9 +351,8 @@ struct ShardStateMachine<Key: Hashable, Value> {
         if hand == slot { hand = slots[i].newer }
         unlink(slot)
         let key = slots[i].key.take().unsafelyUnwrapped
-        let value = slots[i].value.take().unsafelyUnwrapped
+        let value = index.removeValue(forKey: key).unsafelyUnwrapped.value
         let cost = slots[i].cost
-        index.removeValue(forKey: key)
         totalCost -= cost
         budget.release(count: 1, cost: cost)
         slots[i].older = freeSlot
@@ -372,7 +405,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
                 problems.append("slot \(slot) is on the list but empty")
                 break
             }
-            if index[key] != slot { problems.append("index does not point at slot \(slot)") }
+            if index[key]?.slot != slot { problems.append("index does not point at slot \(slot)") }
             if slots[i].older != previous { problems.append("slot \(slot) has a wrong back link") }
             cost += slots[i].cost
             seen += 1
@@ -404,3 +437,4 @@ struct ShardStateMachine<Key: Hashable, Value> {
 // shares its keys and values, hence the conditions.
 extension ShardStateMachine: Sendable where Key: Sendable, Value: Sendable {}
 extension ShardStateMachine.Slot: Sendable where Key: Sendable, Value: Sendable {}
+extension ShardStateMachine.Entry: Sendable where Key: Sendable, Value: Sendable {}
