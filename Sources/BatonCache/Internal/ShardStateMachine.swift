@@ -107,37 +107,29 @@ struct ShardStateMachine<Key: Hashable, Value> {
     @usableFromInline var lastRead: AtomicSlots<Int64>?
     @usableFromInline var totalCost = 0
 
+    /// An empty shard. The atomics are passed in when a shard is emptied, so that their
+    /// memory is reused rather than freed (a drained copy may still refer to it).
     @usableFromInline
-    init(policy: EvictionPolicy, expiry: Expiry, budget: CacheBudget) {
+    init(
+        policy: EvictionPolicy, expiry: Expiry, budget: CacheBudget,
+        visited: AtomicSlots<UInt8>? = nil, lastRead: AtomicSlots<Int64>? = nil
+    ) {
         self.policy = policy
         self.expiry = expiry
         self.budget = budget
-        visited = AtomicSlots(capacity: initialCapacity, initial: 0)
-        lastRead = expiry.timeToIdle == nil ? nil : AtomicSlots(capacity: initialCapacity, initial: 0)
+        self.visited = visited ?? AtomicSlots(capacity: initialCapacity, initial: 0)
+        self.lastRead = expiry.timeToIdle == nil ? nil : lastRead ?? AtomicSlots(capacity: initialCapacity, initial: 0)
+    }
+
+    /// Frees the atomics; the shard calls it once, from its `deinit`.
+    func deallocateAtomics() {
+        visited.deallocate()
+        lastRead?.deallocate()
     }
 
     @inlinable var count: Int { index.count }
 
     // MARK: Lookups
-
-    /// Shared: finds a live entry without reordering anything. A SIEVE hit sets the visited
-    /// bit (only if clear, so a hot entry's cache line is not written on every hit).
-    ///
-    /// Runs under the read lock, concurrently with other lookups. It writes nothing but the
-    /// atomics in ``visited`` and ``lastRead``; it is `mutating` only so that the state is
-    /// passed by address: as a non-mutating method the optimiser copies the whole struct out
-    /// of its shard first (six reference-count operations on lines every reader shares).
-    @inlinable
-    mutating func lookupShared(_ key: Key, now: Int64) -> Lookup<Value> {
-        guard let entry = index[key] else { return .miss }
-        let i = Int(entry.slot)
-        if expiry.isEnabled {
-            if isExpired(i, now: now) { return .expired }
-            lastRead?.store(now, at: i)
-        }
-        if visited.load(i) == 0 { visited.store(1, at: i) }
-        return .hit(entry.value)
-    }
 
     /// Exclusive: finds a live entry, removing it if it has expired. LRU moves a hit to the
     /// front; SIEVE sets its visited bit.
@@ -178,7 +170,8 @@ struct ShardStateMachine<Key: Hashable, Value> {
         _ key: Key, _ value: Value, cost: Int, now: Int64, ifAbsent: Bool,
         evicted: inout EvictionBatch<Key, Value>
     ) -> StoreOutcome<Value> {
-        if let existing = index[key] {
+        if let position = index.index(forKey: key) {
+            let existing = index.values[position]
             let slot = existing.slot
             let i = Int(slot)
             let expired = expiry.isEnabled && isExpired(i, now: now)
@@ -189,7 +182,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
             let extra = cost - slots[i].cost
             if !expired && (extra <= 0 || budget.reserveCost(extra)) {
                 if extra < 0 { budget.release(count: 0, cost: -extra) }
-                index[key] = Entry(value: value, slot: slot)
+                index.values[position].value = value
                 slots[i].cost = cost
                 slots[i].writtenAt = now
                 totalCost += extra
@@ -264,12 +257,14 @@ struct ShardStateMachine<Key: Hashable, Value> {
     }
 
     /// Empties the shard and returns what it held, so that the caller can report and release
-    /// the entries after the lock is dropped.
+    /// the entries after the lock is dropped. The returned copy shares this shard's atomics:
+    /// read only its entries.
     @usableFromInline
     mutating func removeAll() -> ShardStateMachine {
         let drained = self
         budget.release(count: count, cost: totalCost)
-        self = ShardStateMachine(policy: policy, expiry: expiry, budget: budget)
+        self = ShardStateMachine(
+            policy: policy, expiry: expiry, budget: budget, visited: visited, lastRead: lastRead)
         return drained
     }
 
