@@ -41,42 +41,37 @@ final class CacheBudget {
     @inlinable var count: Int { countAtomic.load(ordering: .relaxed) }
     @inlinable var cost: Int { costAtomic.load(ordering: .relaxed) }
 
-    /// Takes room for one entry of `cost`, or says which limit it would break (and takes
-    /// nothing).
+    /// Takes room for `count` more entries (0 or 1) costing `cost`, or says which limit it
+    /// would break (and takes nothing).
     @inlinable
-    func reserve(cost: Int) -> Reservation {
-        if countLimit == .max {
-            countAtomic.wrappingIncrement(ordering: .relaxed)
-        } else {
-            var current = countAtomic.load(ordering: .relaxed)
-            while true {
-                if current >= countLimit { return .countExceeded }
-                let (exchanged, original) = countAtomic.weakCompareExchange(
-                    expected: current, desired: current + 1, ordering: .relaxed)
-                if exchanged { break }
-                current = original
-            }
-        }
-        if costLimit == .max {
-            costAtomic.wrappingIncrement(by: cost, ordering: .relaxed)
-        } else {
-            var current = costAtomic.load(ordering: .relaxed)
-            while true {
-                if cost > costLimit - current {
-                    countAtomic.wrappingDecrement(ordering: .relaxed)
-                    return .costExceeded
-                }
-                let (exchanged, original) = costAtomic.weakCompareExchange(
-                    expected: current, desired: current + cost, ordering: .relaxed)
-                if exchanged { break }
-                current = original
-            }
+    func reserve(count: Int = 1, cost: Int) -> Reservation {
+        if count != 0 && !reserveCount(count) { return .countExceeded }
+        if cost != 0 && !reserveCost(cost) {
+            if count != 0 { countAtomic.wrappingDecrement(by: count, ordering: .relaxed) }
+            return .costExceeded
         }
         return .reserved
     }
 
-    /// Takes `extra` more cost for an entry already counted (a replacement that costs more),
-    /// or returns `false` and takes nothing if that would break `costLimit`.
+    /// Takes room for `extra` more entries, or returns `false` and takes nothing.
+    @inlinable
+    func reserveCount(_ extra: Int) -> Bool {
+        if countLimit == .max {
+            countAtomic.wrappingIncrement(by: extra, ordering: .relaxed)
+            return true
+        }
+        var current = countAtomic.load(ordering: .relaxed)
+        while true {
+            if extra > countLimit - current { return false }
+            let (exchanged, original) = countAtomic.weakCompareExchange(
+                expected: current, desired: current + extra, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+    }
+
+    /// Takes `extra` more cost, or returns `false` and takes nothing if that would break
+    /// `costLimit`.
     @inlinable
     func reserveCost(_ extra: Int) -> Bool {
         if costLimit == .max {
@@ -96,7 +91,7 @@ final class CacheBudget {
     /// Gives back the room of `count` entries whose costs add up to `cost`.
     @inlinable
     func release(count: Int, cost: Int) {
-        countAtomic.wrappingDecrement(by: count, ordering: .relaxed)
+        if count != 0 { countAtomic.wrappingDecrement(by: count, ordering: .relaxed) }
         if cost != 0 { costAtomic.wrappingDecrement(by: cost, ordering: .relaxed) }
     }
 }

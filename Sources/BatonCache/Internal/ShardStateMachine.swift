@@ -198,18 +198,36 @@ struct ShardStateMachine<Key: Hashable, Value> {
             let old = removeSlot(slot)
             evicted.append(old.key, old.value, expired ? .expired : .replaced)
         }
+        // Room freed by the entries evicted below is kept for the new entry rather than given
+        // back to the budget and taken again: at the limit, a write that evicts one entry to
+        // store one costs no atomic operation on the budget at all.
+        var heldCount = 0
+        var heldCost = 0
         while true {
+            let needCount = max(0, 1 - heldCount)
+            let needCost = max(0, cost - heldCost)
             let reason: EvictionReason
-            switch budget.reserve(cost: cost) {
+            switch budget.reserve(count: needCount, cost: needCost) {
             case .reserved:
+                let surplusCount = heldCount + needCount - 1
+                let surplusCost = heldCost + needCost - cost
+                if surplusCount != 0 || surplusCost != 0 {
+                    budget.release(count: surplusCount, cost: surplusCost)
+                }
                 insertNewest(key, value, cost: cost, now: now)
                 return .stored
             case .countExceeded: reason = .count
             case .costExceeded: reason = .cost
             }
-            guard evictOne(now: now, reason: reason, evicted: &evicted) else {
+            guard let victim = chooseVictim(now: now) else {
+                if heldCount != 0 || heldCost != 0 { budget.release(count: heldCount, cost: heldCost) }
                 return .needsRoom(reason)
             }
+            let expired = expiry.isEnabled && isExpired(Int(victim), now: now)
+            let old = removeSlot(victim, releasingBudget: false)
+            heldCount += 1
+            heldCost += old.cost
+            evicted.append(old.key, old.value, expired ? .expired : reason)
         }
     }
 
@@ -339,9 +357,12 @@ struct ShardStateMachine<Key: Hashable, Value> {
         lastRead = lastRead?.grown(to: capacity, initial: 0)
     }
 
-    /// Unlinks a slot, frees it, gives its room back to the budget and returns what it held.
+    /// Unlinks a slot, frees it, gives its room back to the budget (unless the caller keeps it
+    /// for an entry it is about to store) and returns what it held.
     @inlinable
-    mutating func removeSlot(_ slot: Int32) -> (key: Key, value: Value, cost: Int) {
+    mutating func removeSlot(
+        _ slot: Int32, releasingBudget: Bool = true
+    ) -> (key: Key, value: Value, cost: Int) {
         let i = Int(slot)
         if hand == slot { hand = slots[i].newer }
         unlink(slot)
@@ -349,7 +370,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
         let value = index.removeValue(forKey: key).unsafelyUnwrapped.value
         let cost = slots[i].cost
         totalCost -= cost
-        budget.release(count: 1, cost: cost)
+        if releasingBudget { budget.release(count: 1, cost: cost) }
         slots[i].older = freeSlot
         freeSlot = slot
         return (key, value, cost)
