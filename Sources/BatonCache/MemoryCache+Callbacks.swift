@@ -42,7 +42,7 @@ extension MemoryCache {
 
     /// Returns the value for `key` through `completion` on `queue`, computing it with `make`
     /// on a miss: the single-flight get-or-insert of
-    /// ``value(forKey:cost:orInsert:)-async`` for callback-style code.
+    /// `async` `value(forKey:cost:orInsert:)` for callback-style code.
     ///
     /// - Parameters:
     ///   - key: The key to look up.

@@ -1,6 +1,6 @@
 import BatonLocks
 
-/// The computations in flight for ``MemoryCache/value(forKey:cost:orInsert:)-async``: for each
+/// The computations in flight for the `async` `MemoryCache.value(forKey:cost:orInsert:)`: for each
 /// key being computed, the callers waiting for its result.
 ///
 /// The caller that finds no flight for its key starts one and computes; callers that find one
