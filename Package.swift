@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Baton", targets: ["Baton"]),
         .library(name: "BatonLocks", targets: ["BatonLocks"]),
+        .library(name: "BatonCache", targets: ["BatonCache"]),
         .library(name: "BatonFutures", targets: ["BatonFutures"]),
         .library(name: "BatonHTTP", targets: ["BatonHTTP"]),
         .executable(name: "baton", targets: ["baton"]),
@@ -31,15 +32,23 @@ let package = Package(
             ]
         ),
         .target(
+            name: "BatonCache",
+            dependencies: [
+                "BatonLocks",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        .target(
             name: "BatonFutures",
             dependencies: ["BatonLocks", .product(name: "Atomics", package: "swift-atomics")]
         ),
-        .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks"]),
-        .target(name: "Baton", dependencies: ["BatonLocks", "BatonFutures", "BatonHTTP"]),
+        .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache"]),
+        .target(name: "Baton", dependencies: ["BatonLocks", "BatonCache", "BatonFutures", "BatonHTTP"]),
         .target(
             name: "BatonBench",
             dependencies: [
                 "BatonLocks",
+                "BatonCache",
                 "BatonFutures",
                 "BatonHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -54,12 +63,17 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BatonLocksTests", dependencies: ["BatonLocks"]),
+        .testTarget(
+            name: "BatonCacheTests",
+            dependencies: ["BatonCache", .product(name: "Atomics", package: "swift-atomics")]
+        ),
         .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench"]),
         .testTarget(name: "BatonFuturesTests", dependencies: ["BatonFutures", "BatonLocks"]),
         .testTarget(
             name: "BatonHTTPTests",
             dependencies: [
                 "BatonHTTP",
+                "BatonCache",
                 "BatonFutures",
                 "BatonLocks",
                 .product(name: "Hummingbird", package: "hummingbird"),

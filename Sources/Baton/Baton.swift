@@ -1,4 +1,5 @@
 // The umbrella module: `import Baton` brings in every Baton module.
 @_exported import BatonLocks
+@_exported import BatonCache
 @_exported import BatonFutures
 @_exported import BatonHTTP

@@ -69,6 +69,7 @@ public struct BenchProgress: Sendable {
 /// Every scenario `baton bench` knows, in the order it runs them.
 public let allScenarios: [any Scenario] = [
     LocksScenario(),
+    CacheScenario(),
     FuturesScenario(),
 ]
 

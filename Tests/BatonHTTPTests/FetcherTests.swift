@@ -1,3 +1,4 @@
+import BatonCache
 import BatonFutures
 import BatonHTTP
 import BatonLocks
@@ -7,13 +8,6 @@ import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-
-/// A `FetchCache` for the tests: a dictionary under a lock.
-final class DictionaryCache: FetchCache {
-    let entries = Protected<[URL: Data]>([:])
-    func value(forKey key: URL) -> Data? { entries.read { $0[key] } }
-    func setValue(_ value: Data, forKey key: URL, cost: Int) { entries.write { $0[key] = value } }
-}
 
 private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
 
@@ -204,7 +198,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
     @Test func aCacheAnswersRepeatedFetches() async throws {
         let key = uniqueKey("cached")
         let url = try await TestServer.url("/hello/\(key)")
-        let cache = DictionaryCache()
+        let cache = MemoryCache<URL, Data>(costLimit: 1 << 20)
         let fetcher = Fetcher(session: makeSession(), cache: cache)
         #expect(text(try await fetcher.fetch(url).value(within: patience)) == "hello \(key)")
         #expect(cache.value(forKey: url).map(text) == "hello \(key)")
@@ -216,6 +210,8 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let missing = try await TestServer.url("/status/404/\(uniqueKey("uncached"))")
         _ = try await fetcher.result(for: missing).value(within: patience)
         #expect(cache.value(forKey: missing) == nil)
+        // Bodies are stored with their size as the cost.
+        #expect(cache.totalCost == "hello \(key)".utf8.count)
     }
 
     @Test func customTransportsPlugIn() async throws {

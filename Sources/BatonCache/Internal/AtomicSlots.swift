@@ -1,0 +1,59 @@
+import Atomics
+
+/// A fixed-size array of atomics, one per slot of a shard: the per-entry state that lookups
+/// update while they hold only the shard's shared (read) lock — SIEVE's visited bit and the
+/// time of the last read for `timeToIdle`.
+///
+/// A plain pointer and a count, so that reading it out of the shard's state costs no
+/// reference counting (a class here would be retained and released by every reader, on a
+/// cache line they all share). The shard owns the memory: ``grown(to:initial:)`` frees the old
+/// buffer, and the shard's `deinit` frees the last one.
+///
+/// Relaxed ordering is enough for both uses: they are hints read back by the thread that holds
+/// the shard's exclusive lock, which the lock's own acquire/release orders after every reader.
+@usableFromInline
+struct AtomicSlots<Element: AtomicValue> where Element.AtomicRepresentation.Value == Element {
+    @usableFromInline let base: UnsafeMutablePointer<UnsafeAtomic<Element>.Storage>
+    @usableFromInline let capacity: Int
+
+    @usableFromInline
+    init(capacity: Int, initial: Element) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+        for index in 0..<capacity {
+            (base + index).initialize(to: UnsafeAtomic<Element>.Storage(initial))
+        }
+    }
+
+    @inlinable
+    func load(_ index: Int) -> Element {
+        UnsafeAtomic<Element>(at: base + index).load(ordering: .relaxed)
+    }
+
+    @inlinable
+    func store(_ value: Element, at index: Int) {
+        UnsafeAtomic<Element>(at: base + index).store(value, ordering: .relaxed)
+    }
+
+    /// A copy with room for `newCapacity` slots; frees this one. Called with the shard's
+    /// exclusive lock held, so no reader uses `self` meanwhile.
+    @usableFromInline
+    func grown(to newCapacity: Int, initial: Element) -> AtomicSlots {
+        let copy = AtomicSlots(capacity: newCapacity, initial: initial)
+        for index in 0..<capacity {
+            copy.store(load(index), at: index)
+        }
+        deallocate()
+        return copy
+    }
+
+    /// Frees the memory. Called once, by its owner.
+    @usableFromInline
+    func deallocate() {
+        base.deinitialize(count: capacity)
+        base.deallocate()
+    }
+}
+
+// Only atomic operations reach the memory; the shard's lock orders its growth and release.
+extension AtomicSlots: @unchecked Sendable {}

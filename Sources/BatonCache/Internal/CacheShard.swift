@@ -1,0 +1,73 @@
+import Atomics
+import BatonLocks
+
+/// One shard of a ``MemoryCache``: its state machine behind a reader-writer lock, and its
+/// statistics counters.
+///
+/// Keys are spread over shards by hash, so threads that work on different shards never wait
+/// for one another. A SIEVE lookup takes the shared read lock; writes, and LRU lookups, take
+/// the exclusive lock.
+///
+/// The state is a stored property read in place by the methods below: passed to a closure as
+/// a value (as `Protected.read` does), the struct — a dictionary, an array and three
+/// references — would be copied on every lookup, six reference-count operations on cache
+/// lines that every reader shares.
+@usableFromInline
+final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
+    @usableFromInline let lock = ReadWriteLock()
+    /// Guarded by `lock`. The lock, not the runtime's exclusivity check, keeps accesses apart.
+    @exclusivity(unchecked) @usableFromInline var state: ShardStateMachine<Key, Value>
+    @usableFromInline let counters = ShardCounters()
+
+    init(policy: EvictionPolicy, expiry: Expiry, budget: CacheBudget) {
+        state = ShardStateMachine(policy: policy, expiry: expiry, budget: budget)
+    }
+
+    deinit {
+        state.deallocateAtomics()
+    }
+
+    /// Finds a live entry under the read lock, without reordering anything. A SIEVE hit sets
+    /// the visited bit (only if clear, so a hot entry's cache line is not written on every
+    /// hit); with `timeToIdle`, it stamps the time of the read.
+    ///
+    /// It reads the state field by field (`state.index`, `state.visited`) rather than calling a
+    /// method of the state: a method needs the whole struct, which the optimiser copies out of
+    /// the class first — six reference-count operations on lines every reader shares.
+    @inlinable
+    func lookupShared(_ key: Key, now: Int64) -> Lookup<Value> {
+        lock.withReadLock {
+            guard let entry = state.index[key] else { return .miss }
+            let i = Int(entry.slot)
+            if state.expiry.isEnabled {
+                if let timeToLive = state.expiry.timeToLive, now &- state.slots[i].writtenAt >= timeToLive {
+                    return .expired
+                }
+                if let lastRead = state.lastRead {
+                    if let timeToIdle = state.expiry.timeToIdle, now &- lastRead.load(i) >= timeToIdle {
+                        return .expired
+                    }
+                    lastRead.store(now, at: i)
+                }
+            }
+            let visited = state.visited
+            if visited.load(i) == 0 { visited.store(1, at: i) }
+            return .hit(entry.value)
+        }
+    }
+
+    /// Runs `body` on the state under the write lock.
+    @inlinable
+    func withWriteLock<Result>(_ body: (inout ShardStateMachine<Key, Value>) -> Result) -> Result {
+        lock.withWriteLock { body(&state) }
+    }
+
+    /// Structural problems in the shard (for tests), with its count and total cost.
+    func check() -> (problems: [String], count: Int, cost: Int) {
+        lock.withReadLock { (state.invariantViolations(), state.count, state.totalCost) }
+    }
+}
+
+// Every access to `state` goes through `lock`; the other properties are Sendable and never
+// change. Sharing a shard shares its keys and values, which are Sendable.
+extension CacheShard: @unchecked Sendable {}

@@ -1,0 +1,456 @@
+import Atomics
+
+/// The time limits of a cache, in nanoseconds of its ``CacheClock``.
+@usableFromInline
+struct Expiry: Sendable {
+    /// Entries expire this long after they were written, if set.
+    @usableFromInline let timeToLive: Int64?
+    /// Entries expire this long after they were last read (or written), if set.
+    @usableFromInline let timeToIdle: Int64?
+
+    @usableFromInline
+    init(timeToLive: Int64?, timeToIdle: Int64?) {
+        self.timeToLive = timeToLive
+        self.timeToIdle = timeToIdle
+    }
+
+    /// Whether any entry can expire; when not, no operation reads the clock.
+    @inlinable var isEnabled: Bool { timeToLive != nil || timeToIdle != nil }
+}
+
+/// What a lookup found.
+@usableFromInline
+enum Lookup<Value> {
+    case hit(Value)
+    case miss
+    /// The entry is there but expired; the caller must remove it under the exclusive lock.
+    case expired
+}
+
+/// What a write did.
+@usableFromInline
+enum StoreOutcome<Value> {
+    case stored
+    /// `ifAbsent` was set and a live entry was already there: nothing was written.
+    case present(Value)
+    /// This shard has nothing left to evict but the cache is still over the limit: the caller
+    /// must evict from another shard (without this shard's lock) and try again.
+    case needsRoom(EvictionReason)
+}
+
+/// The contents of one shard and its eviction policy: a hash index from key to value and slot,
+/// and the slots in a slab linked newest to oldest (the SIEVE queue, or the LRU list).
+///
+/// Every method runs with the shard's lock held; the methods marked "shared" need only the
+/// read lock (they write nothing but the atomics in ``visited`` and ``lastRead``), the
+/// `mutating` ones need the write lock. Entries that leave are appended to an
+/// ``EvictionBatch`` and reach handlers, and are released, only after the lock is dropped.
+///
+/// Slots live in one contiguous array addressed by `Int32` index, so the policy's links cost no
+/// allocation or reference counting per entry; freed slots are reused through a free list. The
+/// value sits in the index beside its slot number, so a hit reads one hash-table bucket and one
+/// visited byte, not a slot too.
+@usableFromInline
+struct ShardStateMachine<Key: Hashable, Value> {
+    /// What the index holds for a key.
+    @usableFromInline
+    struct Entry {
+        @usableFromInline var value: Value
+        @usableFromInline var slot: Int32
+
+        @inlinable
+        init(value: Value, slot: Int32) {
+            self.value = value
+            self.slot = slot
+        }
+    }
+
+    @usableFromInline
+    struct Slot {
+        /// `nil` while the slot is on the free list.
+        @usableFromInline var key: Key?
+        @usableFromInline var cost: Int
+        /// When the value was written, in clock nanoseconds (0 when nothing expires).
+        @usableFromInline var writtenAt: Int64
+        /// Towards the newest entry; `noSlot` at the newest.
+        @usableFromInline var newer: Int32
+        /// Towards the oldest entry; `noSlot` at the oldest. Links the free list too.
+        @usableFromInline var older: Int32
+
+        @inlinable
+        init(key: Key, cost: Int, writtenAt: Int64) {
+            self.key = key
+            self.cost = cost
+            self.writtenAt = writtenAt
+            newer = noSlot
+            older = noSlot
+        }
+    }
+
+    @usableFromInline let policy: EvictionPolicy
+    @usableFromInline let expiry: Expiry
+    /// The whole cache's count and cost; every slot filled or freed here is reserved or
+    /// released there.
+    @usableFromInline let budget: CacheBudget
+    @usableFromInline var index: [Key: Entry] = [:]
+    @usableFromInline var slots: ContiguousArray<Slot> = []
+    /// The head of the free list, chained through `older`.
+    @usableFromInline var freeSlot: Int32 = noSlot
+    @usableFromInline var newest: Int32 = noSlot
+    @usableFromInline var oldest: Int32 = noSlot
+    /// SIEVE's hand: the next eviction candidate, moving from oldest towards newest; `noSlot`
+    /// starts again at the oldest.
+    @usableFromInline var hand: Int32 = noSlot
+    /// SIEVE's visited bit per slot, set by lookups under the read lock.
+    @usableFromInline var visited: AtomicSlots<UInt8>
+    /// The clock time of each slot's last read, when `timeToIdle` is set.
+    @usableFromInline var lastRead: AtomicSlots<Int64>?
+    @usableFromInline var totalCost = 0
+
+    /// An empty shard. The atomics are passed in when a shard is emptied, so that their
+    /// memory is reused rather than freed (a drained copy may still refer to it).
+    @usableFromInline
+    init(
+        policy: EvictionPolicy, expiry: Expiry, budget: CacheBudget,
+        visited: AtomicSlots<UInt8>? = nil, lastRead: AtomicSlots<Int64>? = nil
+    ) {
+        self.policy = policy
+        self.expiry = expiry
+        self.budget = budget
+        self.visited = visited ?? AtomicSlots(capacity: initialCapacity, initial: 0)
+        self.lastRead = expiry.timeToIdle == nil ? nil : lastRead ?? AtomicSlots(capacity: initialCapacity, initial: 0)
+    }
+
+    /// Frees the atomics; the shard calls it once, from its `deinit`.
+    func deallocateAtomics() {
+        visited.deallocate()
+        lastRead?.deallocate()
+    }
+
+    @inlinable var count: Int { index.count }
+
+    // MARK: Lookups
+
+    /// Exclusive: finds a live entry, removing it if it has expired. LRU moves a hit to the
+    /// front; SIEVE sets its visited bit.
+    @inlinable
+    mutating func lookupExclusive(
+        _ key: Key, now: Int64, evicted: inout EvictionBatch<Key, Value>
+    ) -> Lookup<Value> {
+        guard let entry = index[key] else { return .miss }
+        let slot = entry.slot
+        let i = Int(slot)
+        if expiry.isEnabled {
+            if isExpired(i, now: now) {
+                let old = removeSlot(slot)
+                evicted.append(old.key, old.value, .expired)
+                return .expired
+            }
+            lastRead?.store(now, at: i)
+        }
+        switch policy {
+        case .lru: moveToNewest(slot)
+        case .sieve: if visited.load(i) == 0 { visited.store(1, at: i) }
+        }
+        return .hit(entry.value)
+    }
+
+    // MARK: Writes
+
+    /// Stores `value` for `key`, evicting from this shard until the cache has room. A new key
+    /// becomes the newest entry. An entry already stored for `key` is replaced (reason
+    /// `.replaced`) — unless `ifAbsent`, when a live one is returned instead. A replacement
+    /// counts as an access: SIEVE keeps the entry where it is and marks it visited, LRU moves
+    /// it to the front. An expired entry is removed (`.expired`) and the key stored anew.
+    ///
+    /// The caller has already refused an entry that can never fit (cost above `costLimit`, or
+    /// `countLimit` 0).
+    @inlinable
+    mutating func store(
+        _ key: Key, _ value: Value, cost: Int, now: Int64, ifAbsent: Bool,
+        evicted: inout EvictionBatch<Key, Value>
+    ) -> StoreOutcome<Value> {
+        if let position = index.index(forKey: key) {
+            let existing = index.values[position]
+            let slot = existing.slot
+            let i = Int(slot)
+            let expired = expiry.isEnabled && isExpired(i, now: now)
+            if ifAbsent && !expired {
+                if policy == .lru { moveToNewest(slot) }
+                return .present(existing.value)
+            }
+            let extra = cost - slots[i].cost
+            if !expired && (extra <= 0 || budget.reserveCost(extra)) {
+                if extra < 0 { budget.release(count: 0, cost: -extra) }
+                index.values[position].value = value
+                slots[i].cost = cost
+                slots[i].writtenAt = now
+                totalCost += extra
+                lastRead?.store(now, at: i)
+                switch policy {
+                case .lru: moveToNewest(slot)
+                case .sieve: if visited.load(i) == 0 { visited.store(1, at: i) }
+                }
+                evicted.append(key, existing.value, .replaced)
+                return .stored
+            }
+            // Expired, or the larger cost needs room: remove it and store the key anew.
+            let old = removeSlot(slot)
+            evicted.append(old.key, old.value, expired ? .expired : .replaced)
+        }
+        // Room freed by the entries evicted below is kept for the new entry rather than given
+        // back to the budget and taken again: at the limit, a write that evicts one entry to
+        // store one costs no atomic operation on the budget at all.
+        var heldCount = 0
+        var heldCost = 0
+        while true {
+            let needCount = max(0, 1 - heldCount)
+            let needCost = max(0, cost - heldCost)
+            let reason: EvictionReason
+            switch budget.reserve(count: needCount, cost: needCost) {
+            case .reserved:
+                let surplusCount = heldCount + needCount - 1
+                let surplusCost = heldCost + needCost - cost
+                if surplusCount != 0 || surplusCost != 0 {
+                    budget.release(count: surplusCount, cost: surplusCost)
+                }
+                insertNewest(key, value, cost: cost, now: now)
+                return .stored
+            case .countExceeded: reason = .count
+            case .costExceeded: reason = .cost
+            }
+            guard let victim = chooseVictim(now: now) else {
+                if heldCount != 0 || heldCost != 0 { budget.release(count: heldCount, cost: heldCost) }
+                return .needsRoom(reason)
+            }
+            let expired = expiry.isEnabled && isExpired(Int(victim), now: now)
+            let old = removeSlot(victim, releasingBudget: false)
+            heldCount += 1
+            heldCost += old.cost
+            evicted.append(old.key, old.value, expired ? .expired : reason)
+        }
+    }
+
+    /// Removes the entry for `key`, if any, reporting it with `reason`. Returns its value if it
+    /// was live; an expired entry is removed with reason `.expired` and `nil` is returned.
+    @inlinable
+    mutating func removeValue(
+        forKey key: Key, now: Int64, reason: EvictionReason = .removed,
+        evicted: inout EvictionBatch<Key, Value>
+    ) -> Value? {
+        guard let slot = index[key]?.slot else { return nil }
+        let expired = expiry.isEnabled && isExpired(Int(slot), now: now)
+        let old = removeSlot(slot)
+        evicted.append(old.key, old.value, expired ? .expired : reason)
+        return expired ? nil : old.value
+    }
+
+    /// Evicts the policy's next victim (or, if that has expired, as `.expired`). Returns
+    /// `false` if the shard is empty.
+    @inlinable
+    mutating func evictOne(
+        now: Int64, reason: EvictionReason, evicted: inout EvictionBatch<Key, Value>
+    ) -> Bool {
+        guard let victim = chooseVictim(now: now) else { return false }
+        let expired = expiry.isEnabled && isExpired(Int(victim), now: now)
+        let old = removeSlot(victim)
+        evicted.append(old.key, old.value, expired ? .expired : reason)
+        return true
+    }
+
+    /// Removes every expired entry. O(n) in the shard's entries.
+    @usableFromInline
+    mutating func removeExpired(now: Int64, evicted: inout EvictionBatch<Key, Value>) {
+        guard expiry.isEnabled else { return }
+        var expired: [Int32] = []
+        var slot = oldest
+        while slot != noSlot {
+            if isExpired(Int(slot), now: now) { expired.append(slot) }
+            slot = slots[Int(slot)].newer
+        }
+        for slot in expired {
+            let old = removeSlot(slot)
+            evicted.append(old.key, old.value, .expired)
+        }
+    }
+
+    /// Empties the shard and returns what it held, so that the caller can report and release
+    /// the entries after the lock is dropped. The returned copy shares this shard's atomics:
+    /// read only its entries.
+    @usableFromInline
+    mutating func removeAll() -> ShardStateMachine {
+        let drained = self
+        budget.release(count: count, cost: totalCost)
+        self = ShardStateMachine(
+            policy: policy, expiry: expiry, budget: budget, visited: visited, lastRead: lastRead)
+        return drained
+    }
+
+    /// The live and expired entries (for reporting a drained shard).
+    @usableFromInline
+    func forEachEntry(_ body: (Key, Value) -> Void) {
+        for (key, entry) in index { body(key, entry.value) }
+    }
+
+    // MARK: The policy
+
+    /// The next entry to evict: LRU's oldest, or the first unvisited entry at or after
+    /// SIEVE's hand (clearing visited bits on the way). An expired entry is taken at once.
+    @inlinable
+    mutating func chooseVictim(now: Int64) -> Int32? {
+        guard oldest != noSlot else { return nil }
+        switch policy {
+        case .lru:
+            return oldest
+        case .sieve:
+            var slot = hand != noSlot ? hand : oldest
+            while true {
+                let i = Int(slot)
+                if visited.load(i) == 0 || (expiry.isEnabled && isExpired(i, now: now)) {
+                    hand = slot
+                    return slot
+                }
+                visited.store(0, at: i)
+                slot = slots[i].newer
+                if slot == noSlot { slot = oldest }
+            }
+        }
+    }
+
+    @inlinable
+    func isExpired(_ i: Int, now: Int64) -> Bool {
+        if let timeToLive = expiry.timeToLive, now &- slots[i].writtenAt >= timeToLive { return true }
+        if let timeToIdle = expiry.timeToIdle, let lastRead, now &- lastRead.load(i) >= timeToIdle {
+            return true
+        }
+        return false
+    }
+
+    // MARK: The slab and the list
+
+    @inlinable
+    mutating func insertNewest(_ key: Key, _ value: Value, cost: Int, now: Int64) {
+        let entry = Slot(key: key, cost: cost, writtenAt: now)
+        let slot: Int32
+        if freeSlot != noSlot {
+            slot = freeSlot
+            freeSlot = slots[Int(slot)].older
+            slots[Int(slot)] = entry
+        } else {
+            precondition(slots.count < Int(Int32.max), "MemoryCache: too many entries in one shard")
+            slot = Int32(slots.count)
+            slots.append(entry)
+            if slots.count > visited.capacity { growAtomics() }
+        }
+        let i = Int(slot)
+        visited.store(0, at: i)
+        lastRead?.store(now, at: i)
+        linkNewest(slot)
+        index[key] = Entry(value: value, slot: slot)
+        totalCost += cost
+    }
+
+    @usableFromInline
+    mutating func growAtomics() {
+        let capacity = max(initialCapacity, slots.capacity, visited.capacity * 2)
+        visited = visited.grown(to: capacity, initial: 0)
+        lastRead = lastRead?.grown(to: capacity, initial: 0)
+    }
+
+    /// Unlinks a slot, frees it, gives its room back to the budget (unless the caller keeps it
+    /// for an entry it is about to store) and returns what it held.
+    @inlinable
+    mutating func removeSlot(
+        _ slot: Int32, releasingBudget: Bool = true
+    ) -> (key: Key, value: Value, cost: Int) {
+        let i = Int(slot)
+        if hand == slot { hand = slots[i].newer }
+        unlink(slot)
+        let key = slots[i].key.take().unsafelyUnwrapped
+        let value = index.removeValue(forKey: key).unsafelyUnwrapped.value
+        let cost = slots[i].cost
+        totalCost -= cost
+        if releasingBudget { budget.release(count: 1, cost: cost) }
+        slots[i].older = freeSlot
+        freeSlot = slot
+        return (key, value, cost)
+    }
+
+    @inlinable
+    mutating func linkNewest(_ slot: Int32) {
+        let i = Int(slot)
+        slots[i].newer = noSlot
+        slots[i].older = newest
+        if newest != noSlot {
+            slots[Int(newest)].newer = slot
+        } else {
+            oldest = slot
+        }
+        newest = slot
+    }
+
+    @inlinable
+    mutating func unlink(_ slot: Int32) {
+        let i = Int(slot)
+        let newer = slots[i].newer
+        let older = slots[i].older
+        if newer != noSlot { slots[Int(newer)].older = older } else { newest = older }
+        if older != noSlot { slots[Int(older)].newer = newer } else { oldest = newer }
+    }
+
+    @inlinable
+    mutating func moveToNewest(_ slot: Int32) {
+        guard newest != slot else { return }
+        unlink(slot)
+        linkNewest(slot)
+    }
+
+    // MARK: Checks
+
+    /// Problems with the shard's structure, for tests: the list, the index, the free list and
+    /// the cost must agree. Empty when all is well.
+    func invariantViolations() -> [String] {
+        var problems: [String] = []
+        var seen = 0
+        var cost = 0
+        var slot = oldest
+        var previous = noSlot
+        while slot != noSlot, seen <= slots.count {
+            let i = Int(slot)
+            guard let key = slots[i].key else {
+                problems.append("slot \(slot) is on the list but empty")
+                break
+            }
+            if index[key]?.slot != slot { problems.append("index does not point at slot \(slot)") }
+            if slots[i].older != previous { problems.append("slot \(slot) has a wrong back link") }
+            cost += slots[i].cost
+            seen += 1
+            previous = slot
+            slot = slots[i].newer
+        }
+        if previous != newest { problems.append("the list does not end at the newest entry") }
+        if seen != index.count { problems.append("list holds \(seen) entries, index \(index.count)") }
+        if cost != totalCost { problems.append("costs add up to \(cost), recorded \(totalCost)") }
+        var free = 0
+        slot = freeSlot
+        while slot != noSlot, free <= slots.count {
+            if slots[Int(slot)].key != nil { problems.append("free slot \(slot) holds a key") }
+            free += 1
+            slot = slots[Int(slot)].older
+        }
+        if free + seen != slots.count { problems.append("\(free) free + \(seen) used != \(slots.count) slots") }
+        return problems
+    }
+}
+
+/// The "no slot" link.
+@usableFromInline let noSlot: Int32 = -1
+
+/// Slots a shard starts with room for in its atomics; they double as it grows.
+@usableFromInline let initialCapacity = 16
+
+// Each shard's state sits inside a `Protected` and is only touched under its lock; sharing it
+// shares its keys and values, hence the conditions.
+extension ShardStateMachine: Sendable where Key: Sendable, Value: Sendable {}
+extension ShardStateMachine.Slot: Sendable where Key: Sendable, Value: Sendable {}
+extension ShardStateMachine.Entry: Sendable where Key: Sendable, Value: Sendable {}

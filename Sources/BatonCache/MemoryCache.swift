@@ -1,0 +1,428 @@
+import Atomics
+import BatonLocks
+import Foundation
+
+/// A thread-safe, in-memory key-value cache with exact count, cost and time limits: the shared
+/// cache an app or server would otherwise write by hand around a lock, a queue or `NSCache`.
+///
+/// ```swift
+/// let thumbnails = MemoryCache<URL, Image>(countLimit: 500, costLimit: 64 << 20,
+///                                          timeToLive: .seconds(600))
+/// thumbnails.setValue(image, forKey: url, cost: image.byteCount)
+/// if let cached = thumbnails[url] { show(cached) }
+///
+/// // Concurrent callers for the same missing key share one download:
+/// let image = try await thumbnails.value(forKey: url) { try await download(url) }
+/// ```
+///
+/// **Limits.** Each limit is optional, and each is exact for the whole cache: once a write
+/// returns, `count <= countLimit` and `totalCost <= costLimit`, and no thread ever observes
+/// more. An entry expires `timeToLive` after it was written, or `timeToIdle` after it was last
+/// read; an expired entry is never returned, even if nothing has removed it yet. An entry
+/// whose cost alone exceeds `costLimit` is not stored and is reported as evicted (`.cost`).
+///
+/// **Policy.** ``EvictionPolicy/sieve`` by default: a hit only sets a visited bit, so lookups
+/// share a read lock, and one-off keys (a scan) leave before popular ones. ``EvictionPolicy/lru``
+/// is available for comparison.
+///
+/// **Shards.** Keys are spread by hash over ``shardCount`` shards, each with its own lock and
+/// policy state, so threads working on different keys rarely wait for one another. The limits
+/// are kept for the whole cache by one shared budget: a write reserves room there before it
+/// stores. When the cache is full, the writing shard evicts its own policy's victim (so
+/// eviction order is per shard: SIEVE or LRU within each shard); only if that shard is empty
+/// does the write evict from another shard.
+///
+/// **Callbacks.** Eviction handlers (``onEviction(_:)``) and completion handlers run after the
+/// cache's locks are released, so they may call the cache. Values leaving the cache are
+/// released outside its locks too, so a large value's `deinit` never stalls other threads.
+///
+/// Thread safety: every method may be called from any thread at any time. The class is
+/// `Sendable`.
+///
+/// - Complexity: Lookups, writes and removals are O(1) on average (SIEVE's hand may pass over
+///   visited entries, amortised O(1) per eviction). ``removeAll()`` and ``removeExpired()`` are
+///   O(n); ``statistics`` is O(shards).
+public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    /// The most entries the cache holds, or `nil` for no limit.
+    public let countLimit: Int?
+    /// The most total cost the cache holds, or `nil` for no limit.
+    public let costLimit: Int?
+    /// How long an entry lives after it is written, or `nil` for no limit.
+    public let timeToLive: Duration?
+    /// How long an entry lives after it was last read or written, or `nil` for no limit.
+    public let timeToIdle: Duration?
+    /// How entries are chosen for eviction.
+    public let policy: EvictionPolicy
+    /// The number of shards keys are spread over (a power of two).
+    public let shardCount: Int
+
+    @usableFromInline let shards: [CacheShard<Key, Value>]
+    @usableFromInline let shardMask: Int
+    @usableFromInline let budget: CacheBudget
+    @usableFromInline let expiry: Expiry
+    @usableFromInline let clock: CacheClock
+    @usableFromInline let handlers = EvictionHandlers<Key, Value>()
+    let flights = SingleFlight<Key, Value>()
+
+    /// Creates an empty cache.
+    ///
+    /// - Parameters:
+    ///   - countLimit: The most entries to hold, or `nil` for no limit. Must not be negative.
+    ///   - costLimit: The most total cost to hold, or `nil` for no limit. Must not be negative.
+    ///     Each entry's cost is given when it is written (1 by default).
+    ///   - timeToLive: How long an entry lives after it is written, or `nil`. Must be positive.
+    ///   - timeToIdle: How long an entry lives after it was last read or written, or `nil`.
+    ///     Must be positive.
+    ///   - policy: How to choose entries to evict; SIEVE by default.
+    ///   - shardCount: How many shards to spread keys over, rounded up to a power of two. By
+    ///     default eight per core (at most 64), fewer for a small `countLimit` so that each
+    ///     shard holds at least 32 entries and its policy has something to choose from.
+    ///   - clock: The time source for `timeToLive` and `timeToIdle`; read only when one is set.
+    public init(
+        countLimit: Int? = nil, costLimit: Int? = nil,
+        timeToLive: Duration? = nil, timeToIdle: Duration? = nil,
+        policy: EvictionPolicy = .sieve, shardCount: Int? = nil, clock: CacheClock = .continuous
+    ) {
+        if let countLimit {
+            precondition(countLimit >= 0, "MemoryCache: countLimit must not be negative (got \(countLimit))")
+        }
+        if let costLimit {
+            precondition(costLimit >= 0, "MemoryCache: costLimit must not be negative (got \(costLimit))")
+        }
+        if let timeToLive {
+            precondition(timeToLive > .zero, "MemoryCache: timeToLive must be positive (got \(timeToLive))")
+        }
+        if let timeToIdle {
+            precondition(timeToIdle > .zero, "MemoryCache: timeToIdle must be positive (got \(timeToIdle))")
+        }
+        if let shardCount {
+            precondition(shardCount > 0, "MemoryCache: shardCount must be positive (got \(shardCount))")
+        }
+        self.countLimit = countLimit
+        self.costLimit = costLimit
+        self.timeToLive = timeToLive
+        self.timeToIdle = timeToIdle
+        self.policy = policy
+        self.clock = clock
+        let shards = Self.powerOfTwo(atLeast: shardCount ?? Self.defaultShardCount(countLimit: countLimit))
+        self.shardCount = shards
+        shardMask = shards - 1
+        let budget = CacheBudget(countLimit: countLimit, costLimit: costLimit)
+        let expiry = Expiry(timeToLive: timeToLive?.wholeNanoseconds, timeToIdle: timeToIdle?.wholeNanoseconds)
+        self.budget = budget
+        self.expiry = expiry
+        self.shards = (0..<shards).map { _ in CacheShard(policy: policy, expiry: expiry, budget: budget) }
+    }
+
+    /// Eight shards per core, at most 64, halved while a shard would hold fewer than 32 of
+    /// `countLimit` entries.
+    static func defaultShardCount(countLimit: Int?) -> Int {
+        var shards = min(64, powerOfTwo(atLeast: ProcessInfo.processInfo.activeProcessorCount * 8))
+        if let countLimit {
+            while shards > 1 && countLimit / shards < 32 { shards /= 2 }
+        }
+        return shards
+    }
+
+    static func powerOfTwo(atLeast value: Int) -> Int {
+        var result = 1
+        while result < value { result <<= 1 }
+        return result
+    }
+
+    // MARK: Reading
+
+    /// The value stored for `key`, or `nil` if there is none or it has expired.
+    ///
+    /// Counts a hit or a miss in ``statistics``. With SIEVE a hit takes only its shard's read
+    /// lock; with LRU it takes the exclusive lock to move the entry to the front. An expired
+    /// entry found here is removed (reason `.expired`).
+    ///
+    /// - Complexity: O(1) on average.
+    @inlinable
+    public func value(forKey key: Key) -> Value? {
+        let shard = shards[key.hashValue & shardMask]
+        switch lookup(key, in: shard) {
+        case .hit(let value):
+            shard.counters.increment(.hits)
+            return value
+        case .miss, .expired:
+            shard.counters.increment(.misses)
+            return nil
+        }
+    }
+
+    /// Looks `key` up without counting statistics.
+    @inlinable
+    func lookup(_ key: Key, in shard: CacheShard<Key, Value>) -> Lookup<Value> {
+        let now = expiry.isEnabled ? clock.nanoseconds() : 0
+        if policy == .sieve {
+            let found = shard.lookupShared(key, now: now)
+            guard case .expired = found else { return found }
+        }
+        var evicted = EvictionBatch<Key, Value>()
+        let found = shard.withWriteLock { $0.lookupExclusive(key, now: now, evicted: &evicted) }
+        deliver(evicted, counters: shard.counters)
+        return found
+    }
+
+    /// The value for `key`; assigning a value stores it with cost 1, assigning `nil` removes it.
+    ///
+    /// - Complexity: O(1) on average.
+    @inlinable
+    public subscript(key: Key) -> Value? {
+        get { value(forKey: key) }
+        set {
+            if let newValue {
+                setValue(newValue, forKey: key)
+            } else {
+                removeValue(forKey: key)
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Stores `value` for `key`, replacing any value stored for it (reason `.replaced`).
+    ///
+    /// If the cache is at a limit, the policy evicts entries (reasons `.count`, `.cost`, or
+    /// `.expired` for an expired one) until the new entry fits. If `cost` alone exceeds
+    /// `costLimit` (or `countLimit` is 0), nothing is stored: any old value for `key` is removed
+    /// and the new one is reported as evicted.
+    ///
+    /// - Parameters:
+    ///   - value: The value to store.
+    ///   - key: Its key.
+    ///   - cost: What the entry counts against `costLimit`, e.g. its size in bytes. Must not be
+    ///     negative.
+    /// - Complexity: O(1) on average, plus the evictions it causes.
+    @inlinable
+    public func setValue(_ value: Value, forKey key: Key, cost: Int = 1) {
+        _ = store(value, forKey: key, cost: cost, ifAbsent: false)
+    }
+
+    /// Stores `value` unless `ifAbsent` and a live value is already there; returns the value
+    /// now in the cache for `key` (or `value` if it could not be stored).
+    @inlinable
+    func store(_ value: Value, forKey key: Key, cost: Int, ifAbsent: Bool) -> Value {
+        precondition(cost >= 0, "MemoryCache: cost must not be negative (got \(cost))")
+        let home = key.hashValue & shardMask
+        let shard = shards[home]
+        let now = expiry.isEnabled ? clock.nanoseconds() : 0
+        var evicted = EvictionBatch<Key, Value>()
+        defer { deliver(evicted, counters: shard.counters) }
+        if cost > budget.costLimit || budget.countLimit == 0 {
+            if ifAbsent, case .hit(let present) = lookup(key, in: shard) { return present }
+            shard.counters.increment(.insertions)
+            _ = shard.withWriteLock { $0.removeValue(forKey: key, now: now, reason: .replaced, evicted: &evicted) }
+            evicted.append(key, value, cost > budget.costLimit ? .cost : .count)
+            return value
+        }
+        while true {
+            let outcome = shard.withWriteLock {
+                $0.store(key, value, cost: cost, now: now, ifAbsent: ifAbsent, evicted: &evicted)
+            }
+            switch outcome {
+            case .stored:
+                shard.counters.increment(.insertions)
+                return value
+            case .present(let present):
+                return present
+            case .needsRoom(let reason):
+                evictFromAnotherShard(than: home, reason: reason, now: now, evicted: &evicted)
+            }
+        }
+    }
+
+    /// Evicts one entry from the first non-empty shard after `home`, for a write whose own
+    /// shard is empty while the cache is full. Never holds two shard locks at once.
+    @usableFromInline
+    func evictFromAnotherShard(
+        than home: Int, reason: EvictionReason, now: Int64, evicted: inout EvictionBatch<Key, Value>
+    ) {
+        for offset in 1..<max(shards.count, 2) {
+            let shard = shards[(home + offset) & shardMask]
+            if shard.withWriteLock({ $0.evictOne(now: now, reason: reason, evicted: &evicted) }) { return }
+        }
+    }
+
+    // MARK: Removing
+
+    /// Removes the value for `key` and returns it (reason `.removed`), or returns `nil` if
+    /// there was none or it had expired (an expired entry is removed with reason `.expired`).
+    ///
+    /// - Complexity: O(1) on average.
+    @inlinable
+    @discardableResult
+    public func removeValue(forKey key: Key) -> Value? {
+        let shard = shards[key.hashValue & shardMask]
+        let now = expiry.isEnabled ? clock.nanoseconds() : 0
+        var evicted = EvictionBatch<Key, Value>()
+        let removed = shard.withWriteLock { $0.removeValue(forKey: key, now: now, evicted: &evicted) }
+        deliver(evicted, counters: shard.counters)
+        return removed
+    }
+
+    /// Removes every entry (reason `.removed`).
+    ///
+    /// Each shard is emptied in one step under its lock; the entries are reported and released
+    /// after the lock is dropped.
+    ///
+    /// - Complexity: O(n).
+    public func removeAll() {
+        for shard in shards {
+            let drained = shard.withWriteLock { $0.removeAll() }
+            shard.counters.increment(.removals, by: drained.count)
+            if handlers.isActive.load(ordering: .acquiring) {
+                let current = handlers.current
+                drained.forEachEntry { key, value in
+                    for handler in current { handler(key, value, .removed) }
+                }
+            }
+        }
+    }
+
+    /// Evicts entries by the policy (reason `.count`) until at most `count` remain. For apps
+    /// that react to memory warnings themselves. The `countLimit` does not change.
+    ///
+    /// Shards are visited in turn, a share of the excess from each, so the entries that go are
+    /// each shard's next victims.
+    ///
+    /// - Complexity: O(evicted entries + shards).
+    public func trim(toCount count: Int) {
+        precondition(count >= 0, "MemoryCache: trim(toCount:) needs a non-negative count (got \(count))")
+        trim(reason: .count) { self.budget.count - count }
+    }
+
+    /// Evicts entries by the policy (reason `.cost`) until their total cost is at most `cost`.
+    /// The `costLimit` does not change.
+    ///
+    /// - Complexity: O(evicted entries + shards).
+    public func trim(toCost cost: Int) {
+        precondition(cost >= 0, "MemoryCache: trim(toCost:) needs a non-negative cost (got \(cost))")
+        trim(reason: .cost) { self.budget.cost - cost }
+    }
+
+    /// Evicts round-robin over the shards while `excess()` is positive, taking from each shard
+    /// in turn up to its share of the excess.
+    private func trim(reason: EvictionReason, excess: () -> Int) {
+        let now = expiry.isEnabled ? clock.nanoseconds() : 0
+        var idleShards = 0
+        var next = 0
+        while excess() > 0 && idleShards < shards.count {
+            let shard = shards[next]
+            next = (next + 1) & shardMask
+            let share = max(1, excess() / shards.count)
+            var evicted = EvictionBatch<Key, Value>()
+            let evictedAny = shard.withWriteLock { state in
+                var any = false
+                for _ in 0..<share where excess() > 0 {
+                    guard state.evictOne(now: now, reason: reason, evicted: &evicted) else { break }
+                    any = true
+                }
+                return any
+            }
+            deliver(evicted, counters: shard.counters)
+            idleShards = evictedAny ? 0 : idleShards + 1
+        }
+    }
+
+    /// Removes every expired entry now (reason `.expired`). Expired entries are never
+    /// returned in any case; this gives back their memory without waiting for a lookup or an
+    /// eviction to meet them.
+    ///
+    /// - Complexity: O(n).
+    public func removeExpired() {
+        guard expiry.isEnabled else { return }
+        let now = clock.nanoseconds()
+        for shard in shards {
+            var evicted = EvictionBatch<Key, Value>()
+            shard.withWriteLock { $0.removeExpired(now: now, evicted: &evicted) }
+            deliver(evicted, counters: shard.counters)
+        }
+    }
+
+    // MARK: Observing
+
+    /// The number of entries, including expired ones not yet removed.
+    ///
+    /// - Complexity: O(1).
+    public var count: Int { budget.count }
+
+    /// The total cost of the entries, including expired ones not yet removed.
+    ///
+    /// - Complexity: O(1).
+    public var totalCost: Int { budget.cost }
+
+    /// The hit, miss, insertion, eviction, expiration and removal counts so far.
+    ///
+    /// - Complexity: O(shards).
+    public var statistics: CacheStatistics {
+        var total = CacheStatistics()
+        for shard in shards {
+            total.hits += shard.counters.load(.hits)
+            total.misses += shard.counters.load(.misses)
+            total.insertions += shard.counters.load(.insertions)
+            total.evictions += shard.counters.load(.evictions)
+            total.expirations += shard.counters.load(.expirations)
+            total.removals += shard.counters.load(.removals)
+        }
+        return total
+    }
+
+    /// Registers `handler` to be called for every entry that leaves the cache: evicted for a
+    /// limit, expired, removed, or replaced — and for a write refused for its cost.
+    ///
+    /// Handlers run on the thread whose operation removed the entry, after the cache's locks
+    /// are released and before that operation returns. Handlers cannot be removed.
+    ///
+    /// - Warning: A handler may read and write this cache (it holds no lock), but a write
+    ///   that evicts calls the handlers again; guard against unbounded recursion.
+    public func onEviction(_ handler: @escaping @Sendable (Key, Value, EvictionReason) -> Void) {
+        handlers.append(handler)
+    }
+
+    /// Counts the entries that left and calls the eviction handlers. Called after the shard's
+    /// lock is released; the batch, and the values in it, are released when it returns.
+    @inlinable
+    func deliver(_ evicted: borrowing EvictionBatch<Key, Value>, counters: ShardCounters) {
+        guard !evicted.isEmpty else { return }
+        var evictions = 0
+        var expirations = 0
+        var removals = 0
+        evicted.forEach { entry in
+            switch entry.reason {
+            case .count, .cost: evictions += 1
+            case .expired: expirations += 1
+            case .removed, .replaced: removals += 1
+            }
+        }
+        if evictions != 0 { counters.increment(.evictions, by: evictions) }
+        if expirations != 0 { counters.increment(.expirations, by: expirations) }
+        if removals != 0 { counters.increment(.removals, by: removals) }
+        guard handlers.isActive.load(ordering: .acquiring) else { return }
+        let current = handlers.current
+        evicted.forEach { entry in
+            for handler in current { handler(entry.key, entry.value, entry.reason) }
+        }
+    }
+
+    /// Structural problems in any shard, and disagreements between the shards and the budget
+    /// (for tests; call it when no other thread uses the cache). Empty when all is well.
+    func invariantViolations() -> [String] {
+        var problems: [String] = []
+        var entries = 0
+        var cost = 0
+        for (number, shard) in shards.enumerated() {
+            let (shardProblems, shardCount, shardCost) = shard.check()
+            problems += shardProblems.map { "shard \(number): \($0)" }
+            entries += shardCount
+            cost += shardCost
+        }
+        if entries != count { problems.append("shards hold \(entries) entries, budget says \(count)") }
+        if cost != totalCost { problems.append("shards hold cost \(cost), budget says \(totalCost)") }
+        if let countLimit, count > countLimit { problems.append("count \(count) > countLimit \(countLimit)") }
+        if let costLimit, totalCost > costLimit { problems.append("totalCost \(totalCost) > costLimit \(costLimit)") }
+        return problems
+    }
+}

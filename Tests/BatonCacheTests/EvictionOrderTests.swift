@@ -1,0 +1,75 @@
+@testable import BatonCache
+import Testing
+
+@Suite("Eviction order")
+struct EvictionOrderTests {
+    /// The sequence worked by hand below: three slots, then A B C, a hit on A, D, E, hits on A
+    /// and D, F, G.
+    func run(_ policy: EvictionPolicy) -> [String] {
+        let cache = MemoryCache<String, Int>(countLimit: 3, policy: policy, shardCount: 1)
+        let log = EvictionLog<String, Int>()
+        log.attach(to: cache)
+        cache["A"] = 1
+        cache["B"] = 2
+        cache["C"] = 3
+        _ = cache["A"]
+        cache["D"] = 4
+        cache["E"] = 5
+        _ = cache["A"]
+        _ = cache["D"]
+        cache["F"] = 6
+        cache["G"] = 7
+        #expect(log.reasons.allSatisfy { $0 == .count })
+        return log.keys
+    }
+
+    /// SIEVE, newest on the left, hand `^`, visited `*`:
+    /// - A B C → `C B A`; hit A → `C B A*`.
+    /// - D: hand starts at the oldest, A*: clear it, move to B: unvisited, evict **B**; the
+    ///   hand rests on C. → `D C A`.
+    /// - E: hand at C, unvisited: evict **C**; hand moves to D. → `E D A`.
+    /// - hits on A and D → `E D* A*`.
+    /// - F: hand at D*: clear, move to E: unvisited, evict **E**; the hand passes the newest
+    ///   and returns to the oldest. → `F D A*`.
+    /// - G: hand at A*: clear, move to D (cleared before): evict **D**. → `G F A`.
+    @Test("SIEVE evicts B, C, E, D on the hand-worked sequence")
+    func sieveOrder() {
+        #expect(run(.sieve) == ["B", "C", "E", "D"])
+    }
+
+    /// LRU, most recent on the left: `C B A` → hit A `A C B` → D evicts **B** `D A C` → E evicts
+    /// **C** `E D A` → hits `D A E` → F evicts **E** `F D A` → G evicts **A**.
+    @Test("LRU evicts B, C, E, A on the same sequence")
+    func lruOrder() {
+        #expect(run(.lru) == ["B", "C", "E", "A"])
+    }
+
+    /// Misses on a hot set of 50 keys, read once per round, while 60 one-off keys pass
+    /// through a cache of 100 between rounds. The hot keys are stored and read once first.
+    func hotMissesDuringScans(_ policy: EvictionPolicy) -> Int {
+        let cache = MemoryCache<Int, Int>(countLimit: 100, policy: policy, shardCount: 1)
+        for key in 0..<50 {
+            cache[key] = key
+            _ = cache[key]
+        }
+        var misses = 0
+        var next = 1_000
+        for _ in 0..<20 {
+            for _ in 0..<60 {
+                cache[next] = next
+                next += 1
+            }
+            for key in 0..<50 where cache[key] == nil {
+                misses += 1
+                cache[key] = key
+            }
+        }
+        return misses
+    }
+
+    @Test("SIEVE keeps a hot set through one-off scans that flush LRU")
+    func scanResistance() {
+        #expect(hotMissesDuringScans(.sieve) == 0)
+        #expect(hotMissesDuringScans(.lru) > 0)
+    }
+}

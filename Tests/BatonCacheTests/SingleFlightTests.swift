@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+
+@testable import BatonCache
+
+/// Counts calls from concurrent tasks.
+final class CallCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var calls = 0  // guarded by `lock`
+
+    func increment() {
+        lock.lock()
+        calls += 1
+        lock.unlock()
+    }
+
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return calls
+    }
+}
+
+struct LoaderFailed: Error, Equatable {
+    let attempt: Int
+}
+
+/// Suspends until `count` callers wait on the flight for `key`, or the deadline passes: the
+/// loader holds the flight open so that every caller really does join it.
+func waitForWaiters<K, V>(_ cache: MemoryCache<K, V>, key: K, count: Int) async {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while cache.flights.waiterCount(forKey: key) < count && ContinuousClock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+}
+
+@Suite("Single flight")
+struct SingleFlightTests {
+    static let callers = 100
+
+    @Test("100 concurrent callers for one missing key run the loader once and all get its value")
+    func sharedComputation() async throws {
+        let cache = MemoryCache<String, Int>()
+        let loads = CallCounter()
+        let values = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<Self.callers {
+                group.addTask {
+                    try await cache.value(forKey: "answer") {
+                        loads.increment()
+                        await waitForWaiters(cache, key: "answer", count: Self.callers - 1)
+                        return 42
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(loads.value == 1)
+        #expect(values.count == Self.callers && values.allSatisfy { $0 == 42 })
+        #expect(cache["answer"] == 42)
+        #expect(cache.statistics.insertions == 1)
+    }
+
+    @Test("a failed computation reaches every waiter and is not cached")
+    func sharedFailure() async throws {
+        let cache = MemoryCache<String, Int>()
+        let loads = CallCounter()
+        let errors = await withTaskGroup(of: (any Error)?.self) { group in
+            for _ in 0..<Self.callers {
+                group.addTask {
+                    do {
+                        _ = try await cache.value(forKey: "flaky") {
+                            loads.increment()
+                            await waitForWaiters(cache, key: "flaky", count: Self.callers - 1)
+                            throw LoaderFailed(attempt: 1)
+                        }
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(loads.value == 1)
+        #expect(errors.count == Self.callers)
+        #expect(errors.allSatisfy { ($0 as? LoaderFailed) == LoaderFailed(attempt: 1) })
+        #expect(cache["flaky"] == nil)
+        #expect(cache.count == 0)
+
+        // Not cached: the next caller computes again.
+        let value = try await cache.value(forKey: "flaky") {
+            loads.increment()
+            await Task.yield()
+            return 7
+        }
+        #expect(value == 7 && loads.value == 2)
+        #expect(cache["flaky"] == 7)
+    }
+
+    @Test("flights for different keys do not wait for each other, and a hit runs no loader")
+    func independentKeys() async throws {
+        let cache = MemoryCache<Int, Int>()
+        cache[0] = 100
+        let loads = CallCounter()
+        let values = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for key in 0..<10 {
+                group.addTask {
+                    (key, try await cache.value(forKey: key) {
+                        loads.increment()
+                        await Task.yield()
+                        return key * 10
+                    })
+                }
+            }
+            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        #expect(loads.value == 9)
+        #expect(values[0] == 100)
+        for key in 1..<10 { #expect(values[key] == key * 10) }
+    }
+
+    @Test("the synchronous get-or-insert runs the loader only on a miss and keeps the first value stored")
+    func synchronousGetOrInsert() throws {
+        let cache = MemoryCache<String, Int>()
+        var calls = 0
+        #expect(cache.value(forKey: "k") { calls += 1; return 1 } == 1)
+        #expect(cache.value(forKey: "k") { calls += 1; return 2 } == 1)
+        #expect(calls == 1)
+        #expect(throws: LoaderFailed.self) {
+            try cache.value(forKey: "e") { throw LoaderFailed(attempt: 0) }
+        }
+        #expect(cache["e"] == nil)
+        let stats = cache.statistics
+        #expect(stats.hits == 1 && stats.misses == 3 && stats.insertions == 1)
+    }
+
+    @Test("the completion-handler get-or-insert delivers on the queue it was given")
+    func callbackGetOrInsert() async throws {
+        let cache = MemoryCache<String, Int>()
+        let queue = DispatchQueue(label: "callback-get-or-insert")
+        let marker = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: marker, value: 7)
+        let delivered = DispatchSemaphore(value: 0)
+        let outcome = CallbackOutcome()
+        cache.value(forKey: "k", orInsert: { 5 }, on: queue) { result in
+            outcome.set(try? result.get(), onQueue: DispatchQueue.getSpecific(key: marker) == 7)
+            delivered.signal()
+        }
+        #expect(await wait(for: delivered))
+        #expect(outcome.value == 5 && outcome.onQueue)
+        #expect(cache["k"] == 5)
+    }
+}
+
+/// What a completion handler saw.
+final class CallbackOutcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storedValue: Int?  // guarded by `lock`
+    private var storedOnQueue = false  // guarded by `lock`
+
+    func set(_ value: Int?, onQueue: Bool) {
+        lock.lock()
+        storedValue = value
+        storedOnQueue = onQueue
+        lock.unlock()
+    }
+
+    var value: Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        return storedValue
+    }
+
+    var onQueue: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return storedOnQueue
+    }
+}
