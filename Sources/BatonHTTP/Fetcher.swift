@@ -25,7 +25,7 @@ import FoundationNetworking
 ///   2xx bodies are stored.
 /// - **Retries:** idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, TRACE) are retried on
 ///   transient failures (a timeout, a lost or refused connection, status 408, 429, 500, 502,
-///   503 or 504) up to ``RetryPolicy/attempts`` times with its ``Backoff``. A request waiting
+///   503 or 504) up to ``RetryPolicy/attempts`` times with its `Backoff`. A request waiting
 ///   for its next attempt gives its slot up.
 /// - **Timeouts:** ``requestTimeout`` bounds each attempt from the moment it is sent (time in
 ///   the queue does not count); ``fetchAll(_:timeout:)`` takes an overall deadline.
@@ -215,7 +215,7 @@ public final class Fetcher {
     ///
     /// Each result is a response (any status) or an error; one failing does not fail the
     /// others. After `timeout`, requests still queued or running are cancelled and their results
-    /// are ``FutureError/timedOut(after:)`` errors. Cancelling the returned future cancels every
+    /// are `FutureError.timedOut(after:)` errors. Cancelling the returned future cancels every
     /// request (queued ones first, so none starts in the meantime).
     public func fetchAll(_ urls: [URL], timeout: Duration? = nil) -> Future<[URLResult]> {
         let timedOut = Protected(false)

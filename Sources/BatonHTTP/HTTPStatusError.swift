@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A response arrived, but its status is not 2xx: ``Fetcher/fetch(_:)`` fails with this.
+/// A response arrived, but its status is not 2xx: ``Fetcher/fetch(_:)-(URL)`` fails with this.
 public struct HTTPStatusError: Error, Sendable, CustomStringConvertible {
     /// The HTTP status code, e.g. 404.
     public let statusCode: Int
