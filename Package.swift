@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Baton", targets: ["Baton"]),
         .library(name: "BatonLocks", targets: ["BatonLocks"]),
+        .library(name: "BatonJobs", targets: ["BatonJobs"]),
         .executable(name: "baton", targets: ["baton"]),
     ],
     dependencies: [
@@ -24,8 +25,9 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
-        .target(name: "Baton", dependencies: ["BatonLocks"]),
-        .target(name: "BatonBench", dependencies: ["BatonLocks"]),
+        .target(name: "BatonJobs", dependencies: ["BatonLocks"]),
+        .target(name: "Baton", dependencies: ["BatonLocks", "BatonJobs"]),
+        .target(name: "BatonBench", dependencies: ["BatonLocks", "BatonJobs"]),
         .executableTarget(
             name: "baton",
             dependencies: [
@@ -34,6 +36,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BatonLocksTests", dependencies: ["BatonLocks"]),
+        .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs"]),
         .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench"]),
     ],
     swiftLanguageModes: [.v6]
