@@ -12,7 +12,7 @@ let testDeadline: Double = 60
 /// instead of stalling the suite.
 @discardableResult
 func finishes(
-    within seconds: Double = testDeadline, _ what: String = "wait",
+    within seconds: Double = testDeadline, _ what: String = "wait", stackSize: Int = 1 << 22,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () -> Void
 ) -> Bool {
@@ -21,7 +21,7 @@ func finishes(
         body()
         done.signal()
     }
-    thread.stackSize = 1 << 22
+    thread.stackSize = stackSize
     thread.start()
     if done.wait(timeout: .now() + seconds) == .timedOut {
         Issue.record("\(what) did not finish within \(seconds) s", sourceLocation: sourceLocation)
