@@ -91,7 +91,7 @@ import Testing
             }
             try? queue.add(chain)
             queue.waitUntilAllJobsAreFinished()
-            weak var first = chain[0]
+            weak let first = chain[0]
             var last: Job? = chain.last
             chain.removeAll()
             firstFreed.write { $0 = eventually { first == nil } }
