@@ -68,7 +68,8 @@ public struct BenchProgress: Sendable {
 
 /// Every scenario `baton bench` knows, in the order it runs them.
 public let allScenarios: [any Scenario] = [
-    LocksScenario()
+    LocksScenario(),
+    JobsScenario(),
 ]
 
 /// The number of cores the run can use.
