@@ -67,10 +67,6 @@ struct TestError: Error, Equatable {
     let id: Int
 }
 
-/// Whether this process runs under ThreadSanitizer, which slows the stress tests down about
-/// tenfold: the runtime defines `__tsan_init`.
-let runningUnderThreadSanitizer: Bool = dlsym(nil, "__tsan_init") != nil
-
 extension JobState {
     /// A short name for comparing sequences of states.
     var tag: String {
