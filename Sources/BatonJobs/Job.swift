@@ -354,18 +354,6 @@ open class Job: CustomStringConvertible {
     func outputValue() -> Any? { nil }
 }
 
-extension JobGraph {
-    /// Finishes a job whose body ended on this thread outside a queue's worker loop.
-    static func finish(_ job: Job, _ outcome: JobOutcome) {
-        var fx = JobEffects()
-        lock.withLock {
-            finishLocked(job, outcome, &fx)
-            finalizePendingLocked(&fx)
-        }
-        fx.perform()
-    }
-}
-
 // All mutable scheduling state is in `machine`, guarded by JobGraph.lock; subclasses guard
 // their own state (the kinds in this module use the same lock).
 extension Job: @unchecked Sendable {}

@@ -45,6 +45,16 @@ enum JobGraph {
         }
     }
 
+    /// Finishes a job whose body ended on this thread outside a queue's worker loop.
+    static func finish(_ job: Job, _ outcome: JobOutcome) {
+        var fx = JobEffects()
+        lock.withLock {
+            finishLocked(job, outcome, &fx)
+            finalizePendingLocked(&fx)
+        }
+        fx.perform()
+    }
+
     /// Finalizes every job `finishLocked` queued, including the dependents that finishing them
     /// cancels in turn.
     static func finalizePendingLocked(_ fx: inout JobEffects) {
