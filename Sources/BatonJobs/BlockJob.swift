@@ -18,12 +18,15 @@ import Dispatch
 ///
 /// Thread safety: every member may be used from any thread.
 public final class BlockJob: Job {
-    /// Guarded by JobGraph.lock.
-    private var blocks: [@Sendable () throws -> Void]
+    /// The first block, and any added with ``addBlock(_:)``. Written under JobGraph.lock while
+    /// the job has not started; after that only the thread running the job (or finalizing one
+    /// that never ran) touches them, once the phase change under the lock has handed them over.
+    private var firstBlock: (@Sendable () throws -> Void)?
+    private var moreBlocks: [@Sendable () throws -> Void] = []
 
     /// Creates a job with one block.
     public init(name: String? = nil, priority: JobPriority = .normal, _ block: @escaping @Sendable () throws -> Void) {
-        blocks = [block]
+        firstBlock = block
         super.init(name: name, priority: priority)
     }
 
@@ -36,17 +39,18 @@ public final class BlockJob: Job {
             switch machine.phase {
             case .executing: throw .alreadyExecuting(job: description)
             case .finished: throw .alreadyFinished(job: description)
-            case .idle, .waiting, .ready: blocks.append(block)
+            case .idle, .waiting, .ready: moreBlocks.append(block)
             }
         }
     }
 
     public override func main() throws {
-        let blocks = JobGraph.lock.withLock { self.blocks }
-        if blocks.count == 1 {
-            try blocks[0]()
+        guard let firstBlock else { return }
+        if moreBlocks.isEmpty {
+            try firstBlock()
             return
         }
+        let blocks = [firstBlock] + moreBlocks
         let errors = Protected<[(index: Int, error: any Error)]>([])
         DispatchQueue.concurrentPerform(iterations: blocks.count) { index in
             do {
@@ -61,9 +65,11 @@ public final class BlockJob: Job {
     }
 
     override func releaseBody() {
-        JobGraph.lock.withLock { blocks = [] }
+        firstBlock = nil
+        moreBlocks = []
     }
 }
 
-// blocks is guarded by JobGraph.lock, like the state Job keeps.
+// The blocks are guarded by JobGraph.lock until the job starts, then handed to one thread at
+// a time by the phase changes under that lock.
 extension BlockJob: @unchecked Sendable {}
