@@ -22,8 +22,8 @@ public struct JobsScenario: Scenario {
             ("chain", .chain(options.count(Self.chainJobs, minimum: 10), addedLastFirst: true)),
             ("chain, in order", .chain(options.count(Self.chainJobs, minimum: 10), addedLastFirst: false)),
             ("fan-in", .fanIn(options.count(Self.fanInJobs, minimum: 10))),
-            ("random DAG ¼", .randomDAG(options.count(Self.dagJobs / 4, minimum: 10), seed: 2024)),
             ("random DAG", .randomDAG(options.count(Self.dagJobs, minimum: 10), seed: 2024)),
+            ("random DAG ×4", .randomDAG(options.count(Self.dagJobs * 4, minimum: 10), seed: 2024)),
         ]
         let contenders = JobsContender.all
         var samples: [String: [Double]] = [:]
@@ -55,7 +55,7 @@ public struct JobsScenario: Scenario {
                 "Jobs per case: \(sizes). Both queues run at most \(workers) jobs at once (the core count); GCD uses the global queue.",
                 "Graphs: OperationQueue and JobQueue get every job with its dependencies in one batch; GCD gets a DispatchGroup per job that its dependents notify on.",
                 "The chain is \(Self.chainJobs) jobs in a full run for every contender: OperationQueue is quadratic in queued dependent operations. \"chain\" hands the queues the jobs last first (each dependent queued before what it waits for, the case where OperationQueue rescans every waiting operation); \"chain, in order\" first to last.",
-                "\"random DAG ¼\" is the same kind of graph at a quarter of the size: equal times per job mean cost linear in jobs + edges.",
+                "\"random DAG ×4\" is the same kind of graph at four times the size: an equal time per job means a cost linear in jobs + edges (a quadratic one would take 4× per job).",
             ])
     }
 }

@@ -7,7 +7,7 @@ import Testing
     @Test func everyCaseAndContenderIsMeasured() throws {
         let report = JobsScenario().run(BenchOptions(quick: true, reps: 1, scale: 0.001), progress: .silent)
         #expect(report.scenario == "jobs")
-        let cases = ["independent", "chain", "chain, in order", "fan-in", "random DAG ¼", "random DAG"]
+        let cases = ["independent", "chain", "chain, in order", "fan-in", "random DAG", "random DAG ×4"]
         let contenders = ["OperationQueue", "DispatchQueue+DispatchGroup", "JobQueue"]
         #expect(report.cases == cases)
         #expect(report.contenders == contenders)
