@@ -73,7 +73,7 @@ public final class JobQueue: Sendable {
     public func add(_ jobs: [Job]) throws(JobError) {
         var fx = JobEffects()
         try JobGraph.lock.withLock { () throws(JobError) in
-            var seen = Set<ObjectIdentifier>()
+            let mark = JobGraph.newMarkLocked()
             for job in jobs {
                 switch job.machine.phase {
                 case .executing: throw .alreadyExecuting(job: job.description)
@@ -81,9 +81,8 @@ public final class JobQueue: Sendable {
                 case .waiting, .ready: throw .alreadyAdded(job: job.description, queue: job.machine.queue?.name ?? name)
                 case .idle: break
                 }
-                if jobs.count > 1, !seen.insert(ObjectIdentifier(job)).inserted {
-                    throw .alreadyAdded(job: job.description, queue: name)
-                }
+                if job.machine.forwardMark == mark { throw .alreadyAdded(job: job.description, queue: name) }
+                job.machine.forwardMark = mark
             }
             for job in jobs { core.enqueueLocked(job, &fx) }
             JobGraph.finalizePendingLocked(&fx)

@@ -55,7 +55,8 @@ struct JobStateMachine {
     var finalized = false
     var waiters: [JobWaiter] = []
 
-    /// Marks of the cycle search (see ``JobGraph``), by search number.
+    /// Marks of the cycle search and of the duplicate check in `JobQueue.add`, by pass number
+    /// (see ``JobGraph/newMarkLocked()``).
     var forwardMark: UInt64 = 0
     var backwardMark: UInt64 = 0
     /// The job each search reached this one from; read only during the search that set it.

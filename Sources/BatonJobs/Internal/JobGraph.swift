@@ -13,8 +13,15 @@ import BatonLocks
 enum JobGraph {
     static let lock = Lock()
 
-    /// The number of the current cycle search. Guarded by `lock`.
+    /// The number of the current cycle search or batch check. Guarded by `lock`.
     nonisolated(unsafe) private static var searchNumber: UInt64 = 0
+
+    /// A fresh number for marking jobs in `forwardMark` during one lock hold: a job carries
+    /// it only if it was marked in this pass.
+    static func newMarkLocked() -> UInt64 {
+        searchNumber &+= 1
+        return searchNumber
+    }
 
     // MARK: Finishing
 
@@ -278,8 +285,7 @@ enum JobGraph {
     ///   for the next, the last waiting for `job`.
     private static func cycleLocked(adding job: Job, dependsOn dependency: Job) -> [Job]? {
         if job.machine.dependents.isEmpty || dependency.machine.unfinishedDependencies == 0 { return nil }
-        searchNumber &+= 1
-        let mark = searchNumber
+        let mark = newMarkLocked()
         var forward = [dependency]
         var backward = [job]
         dependency.machine.forwardMark = mark
