@@ -55,7 +55,7 @@ public struct JobsScenario: Scenario {
                 "Jobs per case: \(sizes). Both queues run at most \(workers) jobs at once (the core count); GCD uses the global queue.",
                 "Graphs: OperationQueue and JobQueue get every job with its dependencies in one batch; GCD gets a DispatchGroup per job that its dependents notify on.",
                 "The chain is \(Self.chainJobs) jobs in a full run for every contender: OperationQueue is quadratic in queued dependent operations. \"chain\" hands the queues the jobs last first (each dependent queued before what it waits for, the case where OperationQueue rescans every waiting operation); \"chain, in order\" first to last.",
-                "\"random DAG ×4\" is the same kind of graph at four times the size: an equal time per job means a cost linear in jobs + edges (a quadratic one would take 4× per job).",
+                "\"random DAG ×4\" is the same kind of graph at four times the size: with a cost linear in jobs + edges the time per job stays close (it still grows somewhat with cache misses, for GCD too); a quadratic scheduler would take 4× per job.",
             ])
     }
 }
