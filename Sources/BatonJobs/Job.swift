@@ -4,9 +4,9 @@ import Dispatch
 /// A unit of work with dependencies, a priority, cancellation and observable state: the
 /// `Operation` of Baton.
 ///
-/// Subclass `Job` and override ``main()``, or use one of the ready-made kinds: ``BlockJob``
+/// Subclass `Job` and override ``Job/main()``, or use one of the ready-made kinds: ``BlockJob``
 /// (closures that run concurrently), ``ResultJob`` (a typed result), ``AsyncJob`` (an `async`
-/// body). Add jobs to a ``JobQueue``, or run one by hand with ``start()``.
+/// body). Add jobs to a ``JobQueue``, or run one by hand with ``Job/start()``.
 ///
 /// ```swift
 /// let download = ResultJob(name: "download") { try fetchData() }
@@ -18,10 +18,10 @@ import Dispatch
 /// ```
 ///
 /// A job becomes ready when every dependency has finished, and finishes exactly once:
-/// succeeded, failed with the error ``main()`` threw, or cancelled. If a dependency failed or
-/// was cancelled, the job is cancelled too unless its ``dependencyFailurePolicy`` is `.run`.
+/// succeeded, failed with the error ``Job/main()`` threw, or cancelled. If a dependency failed or
+/// was cancelled, the job is cancelled too unless its ``Job/dependencyFailurePolicy`` is `.run`.
 /// A dependency on itself, or one that closes a cycle, throws ``JobError`` at
-/// ``addDependency(_:)`` instead of hanging later.
+/// ``Job/addDependency(_:)`` instead of hanging later.
 ///
 /// Thread safety: every member may be used from any thread. The job's scheduling state lives
 /// under one lock shared by all jobs and queues (which is what lets dependencies cross queues
@@ -35,7 +35,7 @@ import Dispatch
 ///
 /// - Warning: Observers and the completion handler run on the thread that made the transition
 ///   or finished the job. They may call back into this job or its queue, but must not wait for
-///   this job to finish (``waitUntilFinished()`` inside its own observer or completion waits
+///   this job to finish (``Job/waitUntilFinished()`` inside its own observer or completion waits
 ///   forever, since the job is finalized only after they return).
 open class Job: CustomStringConvertible {
     /// The name used in errors and descriptions; nil for an automatic one.
@@ -57,8 +57,8 @@ open class Job: CustomStringConvertible {
 
     /// The work. Override it in a subclass; the default does nothing.
     ///
-    /// Runs at most once, on a worker of the queue (or the thread that called ``start()``).
-    /// Check ``isCancelled`` in long work and return or throw early.
+    /// Runs at most once, on a worker of the queue (or the thread that called ``Job/start()``).
+    /// Check ``Job/isCancelled`` in long work and return or throw early.
     ///
     /// - Throws: Any error: the job finishes as ``JobOutcome/failed(_:)`` with it
     ///   (`CancellationError` finishes it as cancelled).
@@ -82,7 +82,7 @@ open class Job: CustomStringConvertible {
         return nil
     }
 
-    /// Whether ``cancel()`` was called (or a dependency's failure cancelled the job). A running
+    /// Whether ``Job/cancel()`` was called (or a dependency's failure cancelled the job). A running
     /// body should check it and stop early.
     public var isCancelled: Bool {
         JobGraph.lock.withLock { machine.cancellation != nil }
@@ -146,7 +146,7 @@ open class Job: CustomStringConvertible {
     ///
     /// Works across queues, and before or after either job was added to a queue. A dependency
     /// that has finished already is satisfied at once (and, if it failed, applies the
-    /// ``dependencyFailurePolicy``).
+    /// ``Job/dependencyFailurePolicy``).
     ///
     /// - Complexity: O(1) when this job has no dependents yet, the usual way of building a
     ///   graph; otherwise at most twice the smaller of the unfinished jobs upstream of `job`
@@ -165,7 +165,7 @@ open class Job: CustomStringConvertible {
         fx.perform()
     }
 
-    /// Removes a dependency added with ``addDependency(_:)``. If it was the last unfinished
+    /// Removes a dependency added with ``Job/addDependency(_:)``. If it was the last unfinished
     /// one, the job becomes ready. Has no effect once the job has started.
     public func removeDependency(_ job: Job) {
         var fx = JobEffects()
@@ -197,7 +197,7 @@ open class Job: CustomStringConvertible {
     ///
     /// Before it starts, the job finishes as cancelled without running its body: at once if it
     /// is in a queue, otherwise as soon as it is added to one or started. While it runs,
-    /// ``isCancelled`` becomes true for the body to check (an ``AsyncJob``'s task is cancelled).
+    /// ``Job/isCancelled`` becomes true for the body to check (an ``AsyncJob``'s task is cancelled).
     /// After it finished, nothing happens.
     public func cancel() {
         var fx = JobEffects()
@@ -211,7 +211,7 @@ open class Job: CustomStringConvertible {
     /// Runs the job on the calling thread, without a queue, as `Operation.start()` does.
     ///
     /// A cancelled job finishes as cancelled without running. An ``AsyncJob`` starts its task
-    /// and returns at once; await ``finished()`` for it.
+    /// and returns at once; await ``Job/finished()`` for it.
     ///
     /// - Throws: ``JobError/notReady(job:unfinishedDependencies:)`` when a dependency has not
     ///   finished; ``JobError/alreadyExecuting(job:)`` or ``JobError/alreadyFinished(job:)`` when
@@ -350,7 +350,7 @@ open class Job: CustomStringConvertible {
     /// Tells a running body about a cancellation beyond `isCancelled`.
     func cancelRunningBody() {}
 
-    /// The value a succeeded job produced, for ``dependencyValues(_:)``.
+    /// The value a succeeded job produced, for ``Job/dependencyValues(_:)``.
     func outputValue() -> Any? { nil }
 }
 
