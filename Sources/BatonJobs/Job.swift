@@ -231,10 +231,10 @@ open class Job: CustomStringConvertible {
             if let reason = machine.cancellation {
                 JobGraph.finishLocked(self, .cancelled(reason), &fx)
                 JobGraph.finalizePendingLocked(&fx)
-                fx.releaseBodies.append(self)
                 return false
             }
             machine.phase = .executing
+            machine.ran = true
             if machine.emit(.executing) { fx.deliver.append(self) }
             return true
         }

@@ -51,6 +51,8 @@ struct JobStateMachine {
     /// Whether some thread is draining `outbox`; only that thread delivers, so observers see
     /// transitions in order and never two at once.
     var delivering = false
+    /// The job reached `.executing`: its runner releases its body, not the finalizer.
+    var ran = false
     /// Completion ran and dependents were released: `waitUntilFinished` may return.
     var finalized = false
     var waiters: [JobWaiter] = []

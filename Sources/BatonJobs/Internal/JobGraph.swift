@@ -75,6 +75,9 @@ enum JobGraph {
     private static func finalizeLocked(_ job: Job, _ fx: inout JobEffects) {
         guard case .finished(let outcome) = job.machine.phase, !job.machine.finalized else { return }
         job.machine.finalized = true
+        // A job that ran dropped its body on the running thread; one that never ran drops it
+        // here, exactly once, since a job is finalized once.
+        if !job.machine.ran { fx.releaseBodies.append(job) }
         var dependents: [Job] = []
         swap(&dependents, &job.machine.dependents)
         job.machine.dependencies = []
@@ -106,7 +109,6 @@ enum JobGraph {
         case .waiting, .ready:
             if let reason = job.machine.cancellation {
                 finishLocked(job, .cancelled(reason), &fx)
-                fx.releaseBodies.append(job)
             } else if job.machine.unfinishedDependencies == 0 {
                 makeReadyLocked(job, emit: true, &fx)
             }
@@ -147,7 +149,6 @@ enum JobGraph {
         switch job.machine.phase {
         case .waiting, .ready:
             finishLocked(job, .cancelled(job.machine.cancellation!), &fx)
-            fx.releaseBodies.append(job)
         case .executing:
             fx.cancelBodies.append(job)
         case .idle, .finished:
@@ -187,7 +188,6 @@ enum JobGraph {
                         finalizeLocked(job, &fx)
                         finalizePendingLocked(&fx)
                     }
-                    fx.releaseBodies.append(job)
                 }
             }
         }
@@ -212,7 +212,6 @@ enum JobGraph {
                 job.machine.cancellation = reason
                 if job.machine.queue != nil {
                     finishLocked(job, .cancelled(reason), &fx)
-                    fx.releaseBodies.append(job)
                 }
             }
             return

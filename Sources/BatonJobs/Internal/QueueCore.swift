@@ -34,7 +34,6 @@ final class QueueCore {
         if let reason = job.machine.cancellation {
             job.machine.phase = .waiting
             JobGraph.finishLocked(job, .cancelled(reason), &fx)
-            fx.releaseBodies.append(job)
         } else if job.machine.unfinishedDependencies == 0 {
             JobGraph.makeReadyLocked(job, emit: false, &fx)
         } else {
@@ -90,6 +89,7 @@ final class QueueCore {
             return .stop
         }
         job.machine.phase = .executing
+        job.machine.ran = true
         if job.machine.emit(.executing) { fx.deliver.append(job) }
         let wanted = job.machine.qualityOfService ?? qualityOfService
         if wanted != qos || budget <= 0 { return .handOff(job, wanted) }
