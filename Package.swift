@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Baton", targets: ["Baton"]),
         .library(name: "BatonLocks", targets: ["BatonLocks"]),
         .library(name: "BatonCache", targets: ["BatonCache"]),
+        .library(name: "BatonJobs", targets: ["BatonJobs"]),
         .library(name: "BatonFutures", targets: ["BatonFutures"]),
         .library(name: "BatonHTTP", targets: ["BatonHTTP"]),
         .executable(name: "baton", targets: ["baton"]),
@@ -38,17 +39,19 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
+        .target(name: "BatonJobs", dependencies: ["BatonLocks"]),
         .target(
             name: "BatonFutures",
             dependencies: ["BatonLocks", .product(name: "Atomics", package: "swift-atomics")]
         ),
         .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache"]),
-        .target(name: "Baton", dependencies: ["BatonLocks", "BatonCache", "BatonFutures", "BatonHTTP"]),
+        .target(name: "Baton", dependencies: ["BatonLocks", "BatonCache", "BatonJobs", "BatonFutures", "BatonHTTP"]),
         .target(
             name: "BatonBench",
             dependencies: [
                 "BatonLocks",
                 "BatonCache",
+                "BatonJobs",
                 "BatonFutures",
                 "BatonHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -67,6 +70,7 @@ let package = Package(
             name: "BatonCacheTests",
             dependencies: ["BatonCache", .product(name: "Atomics", package: "swift-atomics")]
         ),
+        .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs"]),
         .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench"]),
         .testTarget(name: "BatonFuturesTests", dependencies: ["BatonFutures", "BatonLocks"]),
         .testTarget(

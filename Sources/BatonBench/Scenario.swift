@@ -70,6 +70,7 @@ public struct BenchProgress: Sendable {
 public let allScenarios: [any Scenario] = [
     LocksScenario(),
     CacheScenario(),
+    JobsScenario(),
     FuturesScenario(),
 ]
 

@@ -1,0 +1,75 @@
+import BatonLocks
+import Dispatch
+
+/// A job made of closures that run concurrently; it finishes when all of them have returned.
+///
+/// The analogue of `BlockOperation`. With one block it runs on the worker's thread; with
+/// several, on the worker's and other threads of Dispatch's pool at once.
+///
+/// ```swift
+/// let thumbnails = BlockJob { render(small) }
+/// thumbnails.addBlock { render(medium) }
+/// thumbnails.addBlock { render(large) }
+/// try queue.add(thumbnails)
+/// ```
+///
+/// If blocks throw, the job fails with the error of the first block (in the order added) that
+/// threw; the other blocks still run to the end.
+///
+/// Thread safety: every member may be used from any thread.
+public final class BlockJob: Job {
+    /// The first block, and any added with ``addBlock(_:)``. Written under JobGraph.lock while
+    /// the job has not started; after that only the thread running the job (or finalizing one
+    /// that never ran) touches them, once the phase change under the lock has handed them over.
+    private var firstBlock: (@Sendable () throws -> Void)?
+    private var moreBlocks: [@Sendable () throws -> Void] = []
+
+    /// Creates a job with one block.
+    public init(name: String? = nil, priority: JobPriority = .normal, _ block: @escaping @Sendable () throws -> Void) {
+        firstBlock = block
+        super.init(name: name, priority: priority)
+    }
+
+    /// Adds a block that runs concurrently with the others.
+    ///
+    /// - Throws: ``JobError/alreadyExecuting(job:)`` or ``JobError/alreadyFinished(job:)`` once
+    ///   the job has started.
+    public func addBlock(_ block: @escaping @Sendable () throws -> Void) throws(JobError) {
+        try JobGraph.lock.withLock { () throws(JobError) in
+            switch machine.phase {
+            case .executing: throw .alreadyExecuting(job: description)
+            case .finished: throw .alreadyFinished(job: description)
+            case .idle, .waiting, .ready: moreBlocks.append(block)
+            }
+        }
+    }
+
+    public override func main() throws {
+        guard let firstBlock else { return }
+        if moreBlocks.isEmpty {
+            try firstBlock()
+            return
+        }
+        let blocks = [firstBlock] + moreBlocks
+        let errors = Protected<[(index: Int, error: any Error)]>([])
+        DispatchQueue.concurrentPerform(iterations: blocks.count) { index in
+            do {
+                try blocks[index]()
+            } catch {
+                errors.write { $0.append((index, error)) }
+            }
+        }
+        if let first = errors.value.min(by: { $0.index < $1.index }) {
+            throw first.error
+        }
+    }
+
+    override func releaseBody() {
+        firstBlock = nil
+        moreBlocks = []
+    }
+}
+
+// The blocks are guarded by JobGraph.lock until the job starts, then handed to one thread at
+// a time by the phase changes under that lock.
+extension BlockJob: @unchecked Sendable {}

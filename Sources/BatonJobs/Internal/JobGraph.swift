@@ -1,0 +1,332 @@
+import BatonLocks
+
+/// The dependency graph shared by every job and queue, and the transitions that cross from one
+/// job to another.
+///
+/// Locking: one process-wide ``lock`` guards every job's ``JobStateMachine`` and every queue's
+/// ``JobQueueStateMachine``. Edges cross queues freely, so a per-queue or per-job lock would
+/// need an ordering across arbitrary graphs; with one lock there is no order to get wrong and
+/// no deadlock, and a cycle check plus the edge insertion it guards are trivially one atomic
+/// step. The critical sections are short (a few field updates per job, plus the work that is
+/// linear in the edges being touched), no user code and no other Baton lock runs inside it,
+/// and Dispatch calls happen after unlock.
+enum JobGraph {
+    static let lock = Lock()
+
+    /// The number of the current cycle search or batch check. Guarded by `lock`.
+    nonisolated(unsafe) private static var searchNumber: UInt64 = 0
+
+    /// A fresh number for marking jobs in `forwardMark` during one lock hold: a job carries
+    /// it only if it was marked in this pass.
+    static func newMarkLocked() -> UInt64 {
+        searchNumber &+= 1
+        return searchNumber
+    }
+
+    // MARK: Finishing
+
+    /// Moves `job` to finished. It is finalized (dependents released, waiters woken) under this
+    /// same lock hold by ``finalizePendingLocked(_:)`` when it has no observer or completion to
+    /// run first; otherwise after those run, by the thread that drains its outbox.
+    static func finishLocked(_ job: Job, _ bodyOutcome: JobOutcome, _ fx: inout JobEffects) {
+        var outcome = bodyOutcome
+        if let reason = job.machine.cancellation {
+            switch outcome {
+            case .succeeded, .cancelled(.requested): outcome = .cancelled(reason)
+            case .failed, .cancelled: break
+            }
+        }
+        if case .ready = job.machine.phase, let queue = job.machine.queue {
+            queue.machine.readyCount -= 1
+        }
+        job.machine.phase = .finished(outcome)
+        if job.machine.observers.isEmpty && job.machine.completion == nil && !job.machine.delivering {
+            fx.toFinalize.append(job)
+        } else {
+            if !job.machine.observers.isEmpty {
+                job.machine.outbox.append(.state(.finished(outcome), job.machine.observers))
+                job.machine.observers = []
+            }
+            job.machine.outbox.append(.finalize)
+            if job.machine.becomeDeliverer() { fx.deliver.append(job) }
+        }
+    }
+
+    /// Finishes a job whose body ended on this thread outside a queue's worker loop.
+    static func finish(_ job: Job, _ outcome: JobOutcome) {
+        var fx = JobEffects()
+        lock.withLock {
+            finishLocked(job, outcome, &fx)
+            finalizePendingLocked(&fx)
+        }
+        fx.perform()
+    }
+
+    /// Finalizes every job `finishLocked` queued, including the dependents that finishing them
+    /// cancels in turn.
+    static func finalizePendingLocked(_ fx: inout JobEffects) {
+        while let job = fx.toFinalize.popLast() {
+            finalizeLocked(job, &fx)
+        }
+    }
+
+    /// Releases a finished job's dependents, drops its edges, leaves its queue and wakes its
+    /// waiters.
+    private static func finalizeLocked(_ job: Job, _ fx: inout JobEffects) {
+        guard case .finished(let outcome) = job.machine.phase, !job.machine.finalized else { return }
+        job.machine.finalized = true
+        // A job that ran dropped its body on the running thread; one that never ran drops it
+        // here, exactly once, since a job is finalized once.
+        if !job.machine.ran { fx.releaseBodies.append(job) }
+        var dependents: [Job] = []
+        swap(&dependents, &job.machine.dependents)
+        job.machine.dependencies = []
+        if !job.machine.waiters.isEmpty {
+            fx.resume.append(contentsOf: job.machine.waiters)
+            job.machine.waiters = []
+        }
+        for dependent in dependents {
+            dependencyFinishedLocked(dependent, job, outcome, &fx)
+        }
+        if let queue = job.machine.queue {
+            queue.removeMemberLocked(job, &fx)
+            job.machine.queue = nil
+        }
+    }
+
+    /// `dependency` of `job` finished with `outcome`.
+    private static func dependencyFinishedLocked(
+        _ job: Job, _ dependency: Job, _ outcome: JobOutcome, _ fx: inout JobEffects
+    ) {
+        guard !job.machine.isFinished else { return }  // cancelled before its dependencies finished
+        job.machine.unfinishedDependencies -= 1
+        if job.machine.cancellation == nil, job.machine.failurePolicy == .cancel,
+            let reason = cancellationReason(dependency, outcome)
+        {
+            job.machine.cancellation = reason
+        }
+        switch job.machine.phase {
+        case .waiting, .ready:
+            if let reason = job.machine.cancellation {
+                finishLocked(job, .cancelled(reason), &fx)
+            } else if job.machine.unfinishedDependencies == 0 {
+                makeReadyLocked(job, emit: true, &fx)
+            }
+        case .idle:
+            if job.machine.unfinishedDependencies == 0, job.machine.emit(.ready) { fx.deliver.append(job) }
+        case .executing, .finished:
+            break
+        }
+    }
+
+    /// The reason a dependent with policy `.cancel` is cancelled when `dependency` finished
+    /// with `outcome`; nil when it succeeded. The root cause is passed on unchanged.
+    static func cancellationReason(_ dependency: Job, _ outcome: JobOutcome) -> JobCancellationReason? {
+        switch outcome {
+        case .succeeded: nil
+        case .failed(let error): .dependencyFailed(job: dependency.description, error: error)
+        case .cancelled(.requested): .dependencyCancelled(job: dependency.description)
+        case .cancelled(let upstream): upstream
+        }
+    }
+
+    /// Puts a job of a queue whose dependencies have all finished into the queue's ready FIFO
+    /// of its priority, and asks for a worker if one is free.
+    static func makeReadyLocked(_ job: Job, emit: Bool, _ fx: inout JobEffects) {
+        guard let queue = job.machine.queue else { return }
+        let level = job.machine.effectivePriority
+        job.machine.phase = .ready(level)
+        queue.machine.pushReady(job, level)
+        if emit, job.machine.emit(.ready) { fx.deliver.append(job) }
+        queue.requestWorkersLocked(&fx)
+    }
+
+    /// Cancels `job` by request: a job waiting in a queue finishes at once; a running one sees
+    /// `isCancelled`; one outside a queue finishes as cancelled when it is added or started.
+    static func cancelLocked(_ job: Job, _ fx: inout JobEffects) {
+        if job.machine.isFinished { return }
+        if job.machine.cancellation == nil { job.machine.cancellation = .requested }
+        switch job.machine.phase {
+        case .waiting, .ready:
+            finishLocked(job, .cancelled(job.machine.cancellation!), &fx)
+        case .executing:
+            fx.cancelBodies.append(job)
+        case .idle, .finished:
+            break
+        }
+    }
+
+    // MARK: Delivering
+
+    /// Hands `job`'s queued deliveries to its observers, in order, without the lock; runs the
+    /// completion handler and releases the dependents when it reaches the finalize step. Only
+    /// one thread drains a job's outbox at a time.
+    static func drainOutbox(of job: Job, _ fx: inout JobEffects) {
+        while true {
+            let batch: [JobStateMachine.Delivery] = lock.withLock {
+                if job.machine.outbox.isEmpty {
+                    job.machine.delivering = false
+                    return []
+                }
+                var taken: [JobStateMachine.Delivery] = []
+                swap(&taken, &job.machine.outbox)
+                return taken
+            }
+            if batch.isEmpty { return }
+            for delivery in batch {
+                switch delivery {
+                case .state(let state, let observers):
+                    for observer in observers { observer(state) }
+                case .finalize:
+                    let completion = lock.withLock {
+                        let completion = job.machine.completion
+                        job.machine.completion = nil
+                        return completion
+                    }
+                    completion?(job)
+                    lock.withLock {
+                        finalizeLocked(job, &fx)
+                        finalizePendingLocked(&fx)
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Edges
+
+    /// Adds the edge `job` waits for `dependency`, after checking it closes no cycle; one step
+    /// under the lock, so two threads adding A→B and B→A cannot both succeed.
+    static func addDependencyLocked(_ job: Job, _ dependency: Job, _ fx: inout JobEffects) throws(JobError) {
+        switch job.machine.phase {
+        case .executing: throw .alreadyExecuting(job: job.description)
+        case .finished: throw .alreadyFinished(job: job.description)
+        case .idle, .waiting, .ready: break
+        }
+        if case .finished(let outcome) = dependency.machine.phase {
+            // Already satisfied: kept only so the job can read the result.
+            job.machine.dependencies.append(dependency)
+            if job.machine.cancellation == nil, job.machine.failurePolicy == .cancel,
+                let reason = cancellationReason(dependency, outcome)
+            {
+                job.machine.cancellation = reason
+                if job.machine.queue != nil {
+                    finishLocked(job, .cancelled(reason), &fx)
+                }
+            }
+            return
+        }
+        if let cycle = cycleLocked(adding: job, dependsOn: dependency) {
+            throw .dependencyCycle(cycle: cycle.map(\.description))
+        }
+        job.machine.dependencies.append(dependency)
+        dependency.machine.dependents.append(job)
+        job.machine.unfinishedDependencies += 1
+        if job.machine.unfinishedDependencies == 1 {
+            if case .ready = job.machine.phase, let queue = job.machine.queue {
+                queue.machine.readyCount -= 1  // its FIFO entry is now stale and skipped
+                job.machine.phase = .waiting
+            }
+            if job.machine.emit(.pending) { fx.deliver.append(job) }
+        }
+        raisePriorityLocked(dependency, to: job.machine.effectivePriority)
+    }
+
+    /// Removes every edge `job` waits for `dependency`; a job whose last unfinished dependency
+    /// goes becomes ready.
+    static func removeDependencyLocked(_ job: Job, _ dependency: Job, _ fx: inout JobEffects) {
+        guard !job.machine.isStarted else { return }
+        let before = job.machine.dependencies.count
+        job.machine.dependencies.removeAll { $0 === dependency }
+        let removed = before - job.machine.dependencies.count
+        guard removed > 0, !dependency.machine.isFinished else { return }
+        dependency.machine.dependents.removeAll { $0 === job }
+        job.machine.unfinishedDependencies -= removed
+        guard job.machine.unfinishedDependencies == 0 else { return }
+        switch job.machine.phase {
+        case .waiting: makeReadyLocked(job, emit: true, &fx)
+        case .idle: if job.machine.emit(.ready) { fx.deliver.append(job) }
+        case .ready, .executing, .finished: break
+        }
+    }
+
+    /// Raises `job` and its unfinished dependencies, transitively, to at least `priority`. Each
+    /// job's inherited priority only ever rises, so the total work is bounded by the edges
+    /// times the number of levels.
+    static func raisePriorityLocked(_ job: Job, to priority: JobPriority) {
+        guard job.machine.effectivePriority < priority, !job.machine.isStarted else { return }
+        var work = [job]
+        while let next = work.popLast() {
+            guard next.machine.effectivePriority < priority, !next.machine.isStarted else { continue }
+            next.machine.inheritedPriority = priority
+            if case .ready = next.machine.phase, let queue = next.machine.queue {
+                // The entry at the old level goes stale and is skipped when popped.
+                next.machine.phase = .ready(priority)
+                queue.machine.ready[priority.rawValue].append(next)
+            }
+            for dependency in next.machine.dependencies where !dependency.machine.isFinished {
+                work.append(dependency)
+            }
+        }
+    }
+
+    /// The cycle that the edge `job` → `dependency` would close, or nil.
+    ///
+    /// The edge closes a cycle exactly when `dependency` already waits, transitively, for
+    /// `job`. Two searches answer that: forward from `dependency` along what it waits for,
+    /// and backward from `job` along what waits for it. They take turns one job at a time and
+    /// the first to finish decides, so the cost is at most twice the smaller side. Building a
+    /// graph in the usual order (a new job gets its dependencies before anything depends on
+    /// it) makes the backward side empty and the check O(1). Finished jobs are skipped: they
+    /// have dropped their edges and cannot be on a cycle.
+    ///
+    /// - Returns: The jobs on the cycle, starting with `job`, then `dependency`, each waiting
+    ///   for the next, the last waiting for `job`.
+    private static func cycleLocked(adding job: Job, dependsOn dependency: Job) -> [Job]? {
+        if job.machine.dependents.isEmpty || dependency.machine.unfinishedDependencies == 0 { return nil }
+        let mark = newMarkLocked()
+        var forward = [dependency]
+        var backward = [job]
+        dependency.machine.forwardMark = mark
+        dependency.machine.forwardParent = nil
+        job.machine.backwardMark = mark
+        job.machine.backwardParent = nil
+        while !forward.isEmpty && !backward.isEmpty {
+            let waiting = forward.removeLast()
+            for next in waiting.machine.dependencies where !next.machine.isFinished {
+                if next === job {
+                    var path: [Job] = []
+                    var step: Job? = waiting
+                    while let current = step {
+                        path.append(current)
+                        step = current.machine.forwardParent
+                    }
+                    return [job] + path.reversed()
+                }
+                if next.machine.forwardMark != mark {
+                    next.machine.forwardMark = mark
+                    next.machine.forwardParent = waiting
+                    forward.append(next)
+                }
+            }
+            let awaited = backward.removeLast()
+            for waiter in awaited.machine.dependents where !waiter.machine.isFinished {
+                if waiter === dependency {
+                    var path = [job, dependency]
+                    var step: Job? = awaited
+                    while let current = step, current !== job {
+                        path.append(current)
+                        step = current.machine.backwardParent
+                    }
+                    return path
+                }
+                if waiter.machine.backwardMark != mark {
+                    waiter.machine.backwardMark = mark
+                    waiter.machine.backwardParent = awaited
+                    backward.append(waiter)
+                }
+            }
+        }
+        return nil
+    }
+}

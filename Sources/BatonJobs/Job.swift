@@ -1,0 +1,359 @@
+import BatonLocks
+import Dispatch
+
+/// A unit of work with dependencies, a priority, cancellation and observable state: the
+/// `Operation` of Baton.
+///
+/// Subclass `Job` and override ``Job/main()``, or use one of the ready-made kinds: ``BlockJob``
+/// (closures that run concurrently), ``ResultJob`` (a typed result), ``AsyncJob`` (an `async`
+/// body). Add jobs to a ``JobQueue``, or run one by hand with ``Job/start()``.
+///
+/// ```swift
+/// let download = ResultJob(name: "download") { try fetchData() }
+/// let parse = ResultJob(name: "parse") { try parse(download.result.get()) }
+/// try parse.addDependency(download)           // parse starts after download finished
+/// parse.completion = { job in print(job.state) }
+/// try queue.add([download, parse])
+/// let document = try await parse.value
+/// ```
+///
+/// A job becomes ready when every dependency has finished, and finishes exactly once:
+/// succeeded, failed with the error ``Job/main()`` threw, or cancelled. If a dependency failed or
+/// was cancelled, the job is cancelled too unless its ``Job/dependencyFailurePolicy`` is `.run`.
+/// A dependency on itself, or one that closes a cycle, throws ``JobError`` at
+/// ``Job/addDependency(_:)`` instead of hanging later.
+///
+/// Thread safety: every member may be used from any thread. The job's scheduling state lives
+/// under one lock shared by all jobs and queues (which is what lets dependencies cross queues
+/// without a lock order); observers, the completion handler and the body never run while it
+/// is held.
+///
+/// Memory: a job keeps its dependencies (so it can read their results) and its dependents
+/// only until it finishes; a finished job holds no other job, so releasing a long finished
+/// chain does not recurse. A graph of jobs that never run (never added, never started, never
+/// cancelled and added) keeps itself alive through its edges.
+///
+/// - Warning: Observers and the completion handler run on the thread that made the transition
+///   or finished the job. They may call back into this job or its queue, but must not wait for
+///   this job to finish (``Job/waitUntilFinished()`` inside its own observer or completion waits
+///   forever, since the job is finalized only after they return).
+open class Job: CustomStringConvertible {
+    /// The name used in errors and descriptions; nil for an automatic one.
+    public let name: String?
+
+    /// Guarded by `JobGraph.lock`. The lock, not the runtime's exclusivity check, keeps
+    /// accesses apart.
+    @exclusivity(unchecked) var machine: JobStateMachine
+
+    /// Creates a job that is ready (it has no dependencies yet) and not in any queue.
+    ///
+    /// - Parameters:
+    ///   - name: The job's name in errors and descriptions.
+    ///   - priority: Where it goes among its queue's ready jobs.
+    public init(name: String? = nil, priority: JobPriority = .normal) {
+        self.name = name
+        machine = JobStateMachine(priority: priority)
+    }
+
+    /// The work. Override it in a subclass; the default does nothing.
+    ///
+    /// Runs at most once, on a worker of the queue (or the thread that called ``Job/start()``).
+    /// Check ``Job/isCancelled`` in long work and return or throw early.
+    ///
+    /// - Throws: Any error: the job finishes as ``JobOutcome/failed(_:)`` with it
+    ///   (`CancellationError` finishes it as cancelled).
+    open func main() throws {}
+
+    /// The name, or the type and address.
+    public var description: String {
+        name ?? "\(type(of: self))(0x\(String(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()), radix: 16)))"
+    }
+
+    // MARK: State
+
+    /// Where the job is now: pending, ready, executing or finished.
+    public var state: JobState {
+        JobGraph.lock.withLock { machine.state }
+    }
+
+    /// How the job finished, or nil while it has not.
+    public var outcome: JobOutcome? {
+        if case .finished(let outcome) = state { return outcome }
+        return nil
+    }
+
+    /// Whether ``Job/cancel()`` was called (or a dependency's failure cancelled the job). A running
+    /// body should check it and stop early.
+    public var isCancelled: Bool {
+        JobGraph.lock.withLock { machine.cancellation != nil }
+    }
+
+    /// Whether the job has finished, in whatever way.
+    public var isFinished: Bool {
+        JobGraph.lock.withLock { machine.isFinished }
+    }
+
+    /// Whether the job's body is running.
+    public var isExecuting: Bool {
+        if case .executing = state { return true }
+        return false
+    }
+
+    /// Whether every dependency has finished and the job has not started.
+    public var isReady: Bool {
+        if case .ready = state { return true }
+        return false
+    }
+
+    // MARK: Scheduling properties
+
+    /// Where the job goes among its queue's ready jobs: higher first, first come first served
+    /// within a level. Raising a job's priority also raises its unfinished dependencies.
+    /// Changing it after the job started has no effect.
+    public var priority: JobPriority {
+        get { JobGraph.lock.withLock { machine.ownPriority } }
+        set {
+            JobGraph.lock.withLock {
+                machine.ownPriority = newValue
+                let effective = machine.effectivePriority
+                if case .ready(let level) = machine.phase, level < effective, let queue = machine.queue {
+                    machine.phase = .ready(effective)
+                    queue.machine.ready[effective.rawValue].append(self)
+                }
+                for dependency in machine.dependencies where !dependency.machine.isFinished {
+                    JobGraph.raisePriorityLocked(dependency, to: effective)
+                }
+            }
+        }
+    }
+
+    /// The thread priority the body runs at; nil (the default) uses the queue's.
+    public var qualityOfService: JobQualityOfService? {
+        get { JobGraph.lock.withLock { machine.qualityOfService } }
+        set { JobGraph.lock.withLock { machine.qualityOfService = newValue } }
+    }
+
+    /// What the job does when a dependency fails or is cancelled: `.cancel` (the default) or
+    /// `.run`. Takes effect for dependencies that finish after it is set.
+    public var dependencyFailurePolicy: DependencyFailurePolicy {
+        get { JobGraph.lock.withLock { machine.failurePolicy } }
+        set { JobGraph.lock.withLock { machine.failurePolicy = newValue } }
+    }
+
+    // MARK: Dependencies
+
+    /// Makes this job wait until `job` has finished.
+    ///
+    /// Works across queues, and before or after either job was added to a queue. A dependency
+    /// that has finished already is satisfied at once (and, if it failed, applies the
+    /// ``Job/dependencyFailurePolicy``).
+    ///
+    /// - Complexity: O(1) when this job has no dependents yet, the usual way of building a
+    ///   graph; otherwise at most twice the smaller of the unfinished jobs upstream of `job`
+    ///   and downstream of this one (the cycle check).
+    /// - Throws: ``JobError/selfDependency(job:)``; ``JobError/dependencyCycle(cycle:)`` naming
+    ///   every job on the cycle, when `job` already waits (transitively) for this one;
+    ///   ``JobError/alreadyExecuting(job:)`` or ``JobError/alreadyFinished(job:)`` when this
+    ///   job has started.
+    public func addDependency(_ job: Job) throws(JobError) {
+        if job === self { throw .selfDependency(job: description) }
+        var fx = JobEffects()
+        try JobGraph.lock.withLock { () throws(JobError) in
+            try JobGraph.addDependencyLocked(self, job, &fx)
+            JobGraph.finalizePendingLocked(&fx)
+        }
+        fx.perform()
+    }
+
+    /// Removes a dependency added with ``Job/addDependency(_:)``. If it was the last unfinished
+    /// one, the job becomes ready. Has no effect once the job has started.
+    public func removeDependency(_ job: Job) {
+        var fx = JobEffects()
+        JobGraph.lock.withLock { JobGraph.removeDependencyLocked(self, job, &fx) }
+        fx.perform()
+    }
+
+    /// The jobs this one waits for (or waited for), in the order added. Empty once the job has
+    /// finished: a finished job lets go of its dependencies.
+    public var dependencies: [Job] {
+        JobGraph.lock.withLock { machine.dependencies }
+    }
+
+    /// The values of this job's dependencies that produced a value of type `Output` and
+    /// succeeded (``ResultJob`` and ``AsyncJob``), in the order the dependencies were added.
+    /// Read it from the body: a finished job no longer holds its dependencies.
+    ///
+    /// ```swift
+    /// let sum = ResultJob<Int, Never> { parts.dependencyValues(Int.self).reduce(0, +) }
+    /// ```
+    public func dependencyValues<Output>(_ type: Output.Type = Output.self) -> [Output] {
+        let snapshot = dependencies
+        return snapshot.compactMap { $0.outputValue() as? Output }
+    }
+
+    // MARK: Running
+
+    /// Cancels the job.
+    ///
+    /// Before it starts, the job finishes as cancelled without running its body: at once if it
+    /// is in a queue, otherwise as soon as it is added to one or started. While it runs,
+    /// ``Job/isCancelled`` becomes true for the body to check (an ``AsyncJob``'s task is cancelled).
+    /// After it finished, nothing happens.
+    public func cancel() {
+        var fx = JobEffects()
+        JobGraph.lock.withLock {
+            JobGraph.cancelLocked(self, &fx)
+            JobGraph.finalizePendingLocked(&fx)
+        }
+        fx.perform()
+    }
+
+    /// Runs the job on the calling thread, without a queue, as `Operation.start()` does.
+    ///
+    /// A cancelled job finishes as cancelled without running. An ``AsyncJob`` starts its task
+    /// and returns at once; await ``Job/finished()`` for it.
+    ///
+    /// - Throws: ``JobError/notReady(job:unfinishedDependencies:)`` when a dependency has not
+    ///   finished; ``JobError/alreadyExecuting(job:)`` or ``JobError/alreadyFinished(job:)`` when
+    ///   it was started before; ``JobError/ownedByQueue(job:queue:)`` when it is in a queue.
+    public func start() throws(JobError) {
+        var fx = JobEffects()
+        let run = try JobGraph.lock.withLock { () throws(JobError) -> Bool in
+            switch machine.phase {
+            case .executing: throw .alreadyExecuting(job: description)
+            case .finished: throw .alreadyFinished(job: description)
+            case .waiting, .ready: throw .ownedByQueue(job: description, queue: machine.queue?.name ?? "?")
+            case .idle: break
+            }
+            if machine.unfinishedDependencies > 0 {
+                throw .notReady(job: description, unfinishedDependencies: machine.unfinishedDependencies)
+            }
+            if let reason = machine.cancellation {
+                JobGraph.finishLocked(self, .cancelled(reason), &fx)
+                JobGraph.finalizePendingLocked(&fx)
+                return false
+            }
+            machine.phase = .executing
+            machine.ran = true
+            if machine.emit(.executing) { fx.deliver.append(self) }
+            return true
+        }
+        fx.perform()
+        guard run else { return }
+        let qos = qualityOfService ?? .default
+        guard let outcome = perform(qos: qos) else { return }
+        releaseBody()
+        JobGraph.finish(self, outcome)
+    }
+
+    // MARK: Observing
+
+    /// Calls `handler` with the job's current state, then with every later transition, in
+    /// order, until (and including) the finished state.
+    ///
+    /// The handler runs on the thread that made the transition, never two at once for one job,
+    /// and never while a Baton lock is held. The finished state reaches observers before the
+    /// completion handler runs and before any dependent starts.
+    public func observe(_ handler: @escaping @Sendable (JobState) -> Void) {
+        var fx = JobEffects()
+        JobGraph.lock.withLock {
+            let current = machine.state
+            if !machine.isFinished { machine.observers.append(handler) }
+            machine.outbox.append(.state(current, [handler]))
+            if machine.becomeDeliverer() { fx.deliver.append(self) }
+        }
+        fx.perform()
+    }
+
+    /// The job's states as an asynchronous sequence: the current one, every transition, and
+    /// the end after the finished state.
+    public var states: AsyncStream<JobState> {
+        AsyncStream { continuation in
+            observe { state in
+                continuation.yield(state)
+                if state.isFinished { continuation.finish() }
+            }
+        }
+    }
+
+    /// Runs once the job has finished, after its observers saw the finished state and before
+    /// any dependent starts. Receives the job.
+    ///
+    /// - Precondition: Set it before the job starts; setting it on a job that is executing or
+    ///   finished stops the program with a message naming the job.
+    public var completion: (@Sendable (Job) -> Void)? {
+        get { JobGraph.lock.withLock { machine.completion } }
+        set {
+            let refused: String? = JobGraph.lock.withLock {
+                switch machine.phase {
+                case .executing: return "executing"
+                case .finished: return "finished"
+                case .idle, .waiting, .ready:
+                    machine.completion = newValue
+                    return nil
+                }
+            }
+            if let refused {
+                preconditionFailure("Job.completion set on \(description), which is already \(refused); set it before the job starts")
+            }
+        }
+    }
+
+    // MARK: Waiting
+
+    /// Blocks until the job has finished and its completion handler has run.
+    ///
+    /// - Warning: Waits forever for a job that is never added to a queue nor started. Do not
+    ///   call it from the job's own body, observer or completion handler.
+    @available(*, noasync, message: "blocks the thread; use `await finished()`", renamed: "finished()")
+    public func waitUntilFinished() {
+        let semaphore: DispatchSemaphore? = JobGraph.lock.withLock {
+            if machine.finalized { return nil }
+            let semaphore = DispatchSemaphore(value: 0)
+            machine.waiters.append(.semaphore(semaphore))
+            return semaphore
+        }
+        semaphore?.wait()
+    }
+
+    /// Suspends until the job has finished and its completion handler has run. Does not end
+    /// early when the awaiting task is cancelled.
+    public func finished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = JobGraph.lock.withLock {
+                if machine.finalized { return true }
+                machine.waiters.append(.continuation(continuation))
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    // MARK: Hooks for the job kinds
+
+    /// Runs the body on the calling thread; returns how it ended, or nil when an `AsyncJob`
+    /// finishes later on its own.
+    func perform(qos: JobQualityOfService) -> JobOutcome? {
+        do {
+            try main()
+            return .succeeded
+        } catch is CancellationError {
+            return .cancelled(.requested)
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// Drops the body and what it captures; called once it can no longer run.
+    func releaseBody() {}
+
+    /// Tells a running body about a cancellation beyond `isCancelled`.
+    func cancelRunningBody() {}
+
+    /// The value a succeeded job produced, for ``Job/dependencyValues(_:)``.
+    func outputValue() -> Any? { nil }
+}
+
+// All mutable scheduling state is in `machine`, guarded by JobGraph.lock; subclasses guard
+// their own state (the kinds in this module use the same lock).
+extension Job: @unchecked Sendable {}

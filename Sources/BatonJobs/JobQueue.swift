@@ -1,0 +1,170 @@
+import BatonLocks
+import Dispatch
+import Foundation
+
+/// Runs jobs as their dependencies allow, highest priority first, at most
+/// `maxConcurrentJobs` at a time: the `OperationQueue` of Baton.
+///
+/// ```swift
+/// let queue = JobQueue(name: "images", maxConcurrentJobs: 4)
+/// let decode = ResultJob { try decodeImage(data) }
+/// let resize = ResultJob { try resizeImage(decode.result.get()) }
+/// try resize.addDependency(decode)
+/// try queue.add([decode, resize])
+/// queue.addJob(priority: .low) { purgeOldThumbnails() }
+/// await queue.allJobsFinished()
+/// ```
+///
+/// `maxConcurrentJobs: 1` makes a serial queue, in which priority and dependencies still
+/// decide the order. Jobs run on Dispatch's global threads at the queue's (or the job's)
+/// quality of service; the queue owns no thread and starts a worker only while fewer than
+/// `maxConcurrentJobs` jobs run, each worker running ready jobs one after another.
+///
+/// Scheduling is linear in jobs plus edges: a job counts its unfinished dependencies, and a
+/// finishing job decrements its dependents' counts.
+///
+/// Thread safety: every member may be used from any thread. A queue stays alive while it has
+/// unfinished jobs, even when no one else refers to it.
+///
+/// - Warning: A suspended queue, or one holding a job that waits for a job nobody runs, never
+///   empties: ``waitUntilAllJobsAreFinished()`` then waits forever.
+public final class JobQueue: Sendable {
+    /// The name used in errors and descriptions.
+    public let name: String
+    /// How many jobs may run at once.
+    public let maxConcurrentJobs: Int
+    /// The thread priority jobs run at unless they set their own.
+    public let qualityOfService: JobQualityOfService
+    let core: QueueCore
+
+    /// Creates a queue.
+    ///
+    /// - Parameters:
+    ///   - name: The queue's name in errors and descriptions.
+    ///   - maxConcurrentJobs: How many jobs may run at once; 1 makes a serial queue.
+    ///   - qualityOfService: The thread priority of its workers.
+    /// - Precondition: `maxConcurrentJobs` is at least 1.
+    public init(
+        name: String,
+        maxConcurrentJobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+        qualityOfService: JobQualityOfService = .default
+    ) {
+        precondition(maxConcurrentJobs >= 1, "JobQueue \(name): maxConcurrentJobs must be at least 1, not \(maxConcurrentJobs)")
+        self.name = name
+        self.maxConcurrentJobs = maxConcurrentJobs
+        self.qualityOfService = qualityOfService
+        core = QueueCore(name: name, maxConcurrentJobs: maxConcurrentJobs, qualityOfService: qualityOfService)
+    }
+
+    /// Adds a job; it starts once its dependencies have finished and a slot is free. A job that
+    /// was cancelled before finishes at once, as cancelled.
+    ///
+    /// - Throws: ``JobError/alreadyAdded(job:queue:)`` when the job is in a queue already,
+    ///   ``JobError/alreadyExecuting(job:)`` or ``JobError/alreadyFinished(job:)`` when it has
+    ///   started.
+    public func add(_ job: Job) throws(JobError) {
+        try add([job])
+    }
+
+    /// Adds several jobs in one step: either all are added or, if one cannot be, none is.
+    ///
+    /// - Complexity: O(n).
+    /// - Throws: As ``add(_:)-(Job)``, also when the same job appears twice in `jobs`.
+    public func add(_ jobs: [Job]) throws(JobError) {
+        var fx = JobEffects()
+        try JobGraph.lock.withLock { () throws(JobError) in
+            let mark = JobGraph.newMarkLocked()
+            for job in jobs {
+                switch job.machine.phase {
+                case .executing: throw .alreadyExecuting(job: job.description)
+                case .finished: throw .alreadyFinished(job: job.description)
+                case .waiting, .ready: throw .alreadyAdded(job: job.description, queue: job.machine.queue?.name ?? name)
+                case .idle: break
+                }
+                if job.machine.forwardMark == mark { throw .alreadyAdded(job: job.description, queue: name) }
+                job.machine.forwardMark = mark
+            }
+            for job in jobs { core.enqueueLocked(job, &fx) }
+            JobGraph.finalizePendingLocked(&fx)
+        }
+        fx.perform()
+    }
+
+    /// Adds a job that runs `body`, and returns it (to add dependencies to it, observe or
+    /// cancel it).
+    ///
+    /// - Parameters:
+    ///   - priority: Where it goes among the ready jobs.
+    ///   - body: The work; if it throws, the job fails with the error.
+    @discardableResult
+    public func addJob(priority: JobPriority = .normal, _ body: @escaping @Sendable () throws -> Void) -> Job {
+        let job = ClosureJob(priority: priority, body)
+        var fx = JobEffects()
+        JobGraph.lock.withLock {
+            core.enqueueLocked(job, &fx)
+        }
+        fx.perform()
+        return job
+    }
+
+    /// Cancels every job in the queue: those not started finish as cancelled at once, running
+    /// ones see ``Job/isCancelled``.
+    public func cancelAll() {
+        var fx = JobEffects()
+        JobGraph.lock.withLock {
+            for job in core.machine.members {
+                JobGraph.cancelLocked(job, &fx)
+            }
+            JobGraph.finalizePendingLocked(&fx)
+        }
+        fx.perform()
+    }
+
+    /// Whether the queue has stopped starting jobs. Jobs already running finish; setting it
+    /// back to false starts the ready ones.
+    public var isSuspended: Bool {
+        get { JobGraph.lock.withLock { core.machine.suspended } }
+        set {
+            var fx = JobEffects()
+            JobGraph.lock.withLock {
+                core.machine.suspended = newValue
+                if !newValue { core.requestWorkersLocked(&fx) }
+            }
+            fx.perform()
+        }
+    }
+
+    /// The jobs added and not yet finished (including their completion handlers).
+    public var jobCount: Int {
+        JobGraph.lock.withLock { core.machine.members.count }
+    }
+
+    /// Blocks until the queue has no unfinished job: every job added so far has finished and
+    /// its completion handler has run.
+    ///
+    /// - Warning: Waits forever while the queue is suspended with jobs in it. Do not call it
+    ///   from a job of this queue.
+    @available(*, noasync, message: "blocks the thread; use `await allJobsFinished()`", renamed: "allJobsFinished()")
+    public func waitUntilAllJobsAreFinished() {
+        let semaphore: DispatchSemaphore? = JobGraph.lock.withLock {
+            if core.machine.members.isEmpty { return nil }
+            let semaphore = DispatchSemaphore(value: 0)
+            core.machine.waiters.append(.semaphore(semaphore))
+            return semaphore
+        }
+        semaphore?.wait()
+    }
+
+    /// Suspends until the queue has no unfinished job. Does not end early when the awaiting
+    /// task is cancelled.
+    public func allJobsFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = JobGraph.lock.withLock {
+                if core.machine.members.isEmpty { return true }
+                core.machine.waiters.append(.continuation(continuation))
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}

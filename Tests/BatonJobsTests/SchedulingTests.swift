@@ -1,0 +1,129 @@
+import BatonJobs
+import BatonLocks
+import Dispatch
+import Foundation
+import Testing
+
+@Suite struct SchedulingTests {
+    /// Jobs added to a suspended serial queue start by priority, then in the order added.
+    @Test(arguments: 0..<5)
+    func serialQueueStartsByPriorityThenFIFO(seed: Int) throws {
+        let queue = JobQueue(name: "serial", maxConcurrentJobs: 1)
+        queue.isSuspended = true
+        let started = Log<Int>()
+        var random = SeededGenerator(seed: UInt64(seed))
+        var expected: [(priority: JobPriority, index: Int)] = []
+        for index in 0..<200 {
+            let priority = JobPriority.allCases.randomElement(using: &random)!
+            expected.append((priority, index))
+            if index % 2 == 0 {
+                queue.addJob(priority: priority) { started.append(index) }
+            } else {
+                try queue.add(BlockJob(priority: priority) { started.append(index) })
+            }
+        }
+        #expect(queue.jobCount == 200)
+        #expect(started.all.isEmpty)  // a suspended queue starts nothing
+        queue.isSuspended = false
+        #expect(drain(queue))
+        let order = expected.sorted { $0.priority != $1.priority ? $0.priority > $1.priority : $0.index < $1.index }
+        #expect(started.all == order.map(\.index))
+    }
+
+    /// In a serial queue, dependencies still decide, and a high-priority job's unfinished
+    /// dependency is raised to its priority.
+    @Test func dependenciesOfAHighPriorityJobAreRaised() throws {
+        let queue = JobQueue(name: "raise", maxConcurrentJobs: 1)
+        queue.isSuspended = true
+        let started = Log<String>()
+        let low = BlockJob(name: "low", priority: .low) { started.append("low") }
+        let normal = BlockJob(name: "normal", priority: .normal) { started.append("normal") }
+        let base = BlockJob(name: "base", priority: .veryLow) { started.append("base") }
+        let urgent = BlockJob(name: "urgent", priority: .veryHigh) { started.append("urgent") }
+        let later = BlockJob(name: "later", priority: .veryLow) { started.append("later") }
+        try queue.add([low, normal, base, later])
+        try urgent.addDependency(base)  // after base was queued: it moves up
+        try queue.add(urgent)
+        // A job raised after it was added moves up too.
+        later.priority = .high
+        queue.isSuspended = false
+        #expect(drain(queue))
+        #expect(started.all == ["base", "urgent", "later", "normal", "low"])
+    }
+
+    /// At most maxConcurrentJobs bodies run at once, and the limit is reached.
+    @Test(arguments: [1, 2, 3])
+    func concurrencyLimit(limit: Int) throws {
+        let queue = JobQueue(name: "limit", maxConcurrentJobs: limit)
+        let running = Protected((now: 0, peak: 0))
+        let gate = DispatchSemaphore(value: 0)
+        for _ in 0..<(limit * 4) {
+            queue.addJob {
+                let reached = running.write { state -> Bool in
+                    state.now += 1
+                    state.peak = max(state.peak, state.now)
+                    return state.now == limit
+                }
+                // Hold the first `limit` jobs until all of them are in, proving they overlap.
+                if reached { gate.signal() }
+                _ = gate.wait(timeout: .now() + testDeadline)
+                gate.signal()
+                running.write { $0.now -= 1 }
+            }
+        }
+        #expect(drain(queue))
+        #expect(running.value.peak == limit)
+    }
+
+    /// Suspending stops new starts; a running job finishes; resuming runs the rest.
+    @Test func suspendLetsRunningJobsFinish() throws {
+        let queue = JobQueue(name: "suspend", maxConcurrentJobs: 1)
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let ran = Counter()
+        queue.addJob {
+            entered.signal()
+            _ = release.wait(timeout: .now() + testDeadline)
+            ran.increment()
+        }
+        #expect(entered.wait(timeout: .now() + testDeadline) == .success)
+        queue.isSuspended = true
+        let later = (0..<10).map { _ in queue.addJob { ran.increment() } }
+        release.signal()
+        #expect(eventually { ran.value == 1 && queue.jobCount == 10 })
+        #expect(later.allSatisfy { $0.isReady })
+        queue.isSuspended = false
+        #expect(drain(queue))
+        #expect(ran.value == 11)
+    }
+
+    /// An async job's task runs at the task priority of its quality of service: the job's
+    /// own, or else its queue's.
+    @Test func qualityOfServiceReachesTheTask() async throws {
+        let queue = JobQueue(name: "qos", maxConcurrentJobs: 2, qualityOfService: .utility)
+        #expect(queue.qualityOfService == .utility)
+        let inherited = AsyncJob { Task.currentPriority }
+        let own = AsyncJob { Task.currentPriority }
+        own.qualityOfService = .userInitiated
+        try queue.add([inherited, own])
+        #expect(try await inherited.value == .utility)
+        #expect(try await own.value == .high)
+    }
+
+    @Test func addJobAndBatchesRejectMisuse() throws {
+        let queue = JobQueue(name: "misuse")
+        let other = JobQueue(name: "other")
+        other.isSuspended = true
+        let job = BlockJob(name: "once") {}
+        try other.add(job)
+        #expect(throws: JobError.alreadyAdded(job: "once", queue: "other")) { try queue.add(job) }
+        let fresh = BlockJob(name: "fresh") {}
+        #expect(throws: JobError.alreadyAdded(job: "fresh", queue: "misuse")) { try queue.add([fresh, fresh]) }
+        #expect(queue.jobCount == 0)  // all or nothing
+        let done = BlockJob(name: "done") {}
+        try done.start()
+        #expect(throws: JobError.alreadyFinished(job: "done")) { try queue.add(done) }
+        other.cancelAll()
+        #expect(drain(other))
+    }
+}
