@@ -36,11 +36,13 @@ extension Future {
     public static func race(_ futures: [Future<Value>]) -> Future<Value> {
         if futures.isEmpty { return .failed(FutureError.noFutures) }
         let winner = Future<Value>()
+        let decision = Decision()
         for future in futures {
             future.whenComplete { outcome in
-                if winner.complete(with: outcome) {
-                    for other in futures where other !== future { other.cancel() }
-                }
+                // The losers are cancelled before the outcome is reported (see `Decision`).
+                guard decision.claim() else { return }
+                for other in futures where other !== future { other.cancel() }
+                winner.complete(with: outcome)
             }
         }
         winner.onCancel { for future in futures { future.cancel() } }
@@ -55,20 +57,22 @@ extension Future {
     public static func any(_ futures: [Future<Value>]) -> Future<Value> {
         if futures.isEmpty { return .failed(FutureError.noFutures) }
         let winner = Future<Value>()
+        let decision = Decision()
         let failuresLeft = Protected(futures.count)
         for future in futures {
             future.whenComplete { outcome in
                 switch outcome {
                 case .success:
-                    if winner.complete(with: outcome) {
-                        for other in futures where other !== future { other.cancel() }
-                    }
+                    // The losers are cancelled before the value is reported (see `Decision`).
+                    guard decision.claim() else { return }
+                    for other in futures where other !== future { other.cancel() }
+                    winner.complete(with: outcome)
                 case .failure:
                     let last = failuresLeft.write { left in
                         left -= 1
                         return left == 0
                     }
-                    if last { winner.complete(with: outcome) }
+                    if last, decision.claim() { winner.complete(with: outcome) }
                 }
             }
         }
@@ -90,6 +94,8 @@ final class AllCollector<Value: Sendable> {
     /// One slot per input, written once by that input's callback before it counts down.
     @usableFromInline let slots: UnsafeMutablePointer<Value?>
     @usableFromInline let remaining: ManagedAtomic<Int>
+    /// Claimed by the first input to fail.
+    @usableFromInline let failure = Decision()
 
     @inlinable
     init(_ inputs: [Future<Value>]) {
@@ -114,7 +120,12 @@ final class AllCollector<Value: Sendable> {
                 result.complete(with: .success(values))
             }
         case .failure(let error):
-            if result.complete(with: .failure(error)) { cancelInputs() }
+            // Cancel the others before reporting, so whoever sees the failure sees them
+            // cancelled; their cancellations come back here as failures and lose the claim.
+            if failure.claim() {
+                cancelInputs()
+                result.complete(with: .failure(error))
+            }
         }
     }
 

@@ -72,12 +72,17 @@ extension Future {
     /// Cancelling the new future cancels this one and the timer.
     public func timeout(after duration: Duration) -> Future<Value> {
         let next = Future<Value>()
+        let decision = Decision()
         let timer = Timer.schedule(after: duration) {
-            if next.complete(with: .failure(FutureError.timedOut(after: duration))) { self.cancel() }
+            // The source is cancelled before the timeout is reported (see `Decision`); its
+            // cancellation then loses the claim below.
+            guard decision.claim() else { return }
+            self.cancel()
+            next.complete(with: .failure(FutureError.timedOut(after: duration)))
         }
         whenComplete { outcome in
             timer.cancel()
-            next.complete(with: outcome)
+            if decision.claim() { next.complete(with: outcome) }
         }
         next.onCancel {
             timer.cancel()

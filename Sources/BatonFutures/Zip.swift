@@ -67,8 +67,11 @@ private final class Zipper<Slots, Output: Sendable> {
                 defer { decided = true }
                 return !decided
             }
-            if first, result.complete(with: .failure(error)) {
+            // Cancel the others before reporting, so whoever sees the failure sees them
+            // cancelled; their cancellations come back here and find the zip decided.
+            if first {
                 for cancel in cancelInputs { cancel() }
+                result.complete(with: .failure(error))
             }
         }
     }
