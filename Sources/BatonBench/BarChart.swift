@@ -26,7 +26,8 @@ public struct BarChart {
     public func render() -> String {
         let contenders = report.contenders
         let units = report.results.map(\.unit).uniqued()
-        let maxCases = units.map { unit in report.results.filter { $0.unit == unit }.map(\.case).uniqued().count }.max() ?? 1
+        let maxCases =
+            units.map { unit in report.results.filter { $0.unit == unit }.map(\.case).uniqued().count }.max() ?? 1
         let groupWidth = Double(contenders.count) * barWidth + groupGap
         let width = plotLeft + Double(maxCases) * groupWidth + 220
         let height = Double(units.count) * panelHeight + 20
@@ -45,7 +46,8 @@ public struct BarChart {
             let y = plotTop + Double(index) * 16
             let isBaton = report.results.first { $0.contender == contender }?.baton ?? false
             svg += "<rect x=\"\(legendLeft)\" y=\"\(y)\" width=\"10\" height=\"10\" fill=\"\(color(index))\"/>"
-            svg += "<text x=\"\(legendLeft + 14)\" y=\"\(y + 9)\"\(isBaton ? " font-weight=\"bold\"" : "")>\(escape(contender))\(isBaton ? " (Baton)" : "")</text>\n"
+            svg +=
+                "<text x=\"\(legendLeft + 14)\" y=\"\(y + 9)\"\(isBaton ? " font-weight=\"bold\"" : "")>\(escape(contender))\(isBaton ? " (Baton)" : "")</text>\n"
         }
         return svg + "</svg>\n"
     }
@@ -59,7 +61,9 @@ public struct BarChart {
         let high = values.max() ?? 1
         let logarithmic = !higherIsBetter && high / low > 20
         let axisLow = logarithmic ? pow(10, floor(log10(low))) : 0
-        let axisHigh = logarithmic ? pow(10, floor(log10(high)) + 1) : (higherIsBetter && unit == Unit.hitRatio ? max(1, high) : high * 1.1)
+        let axisHigh =
+            logarithmic
+            ? pow(10, floor(log10(high)) + 1) : (higherIsBetter && unit == Unit.hitRatio ? max(1, high) : high * 1.1)
         func y(_ value: Double) -> Double {
             let fraction: Double
             if logarithmic {
@@ -71,29 +75,37 @@ public struct BarChart {
         }
         let plotWidth = Double(cases.count) * groupWidth
         var svg = "<text x=\"\(plotLeft)\" y=\"\(top + 20)\" font-size=\"14\" font-weight=\"bold\">"
-        svg += "\(escape(report.scenario)): \(escape(unit)), median (whisker: worst rep)\(logarithmic ? ", log scale" : "")"
+        svg +=
+            "\(escape(report.scenario)): \(escape(unit)), median (whisker: worst rep)\(logarithmic ? ", log scale" : "")"
         svg += "\(higherIsBetter ? " (higher is better)" : " (lower is better)") — \(report.cores) cores</text>\n"
         // Grid lines and their labels.
         var ticks: [Double] = []
         if logarithmic {
             var tick = axisLow
-            while tick <= axisHigh * 1.0001 { ticks.append(tick); tick *= 10 }
+            while tick <= axisHigh * 1.0001 {
+                ticks.append(tick)
+                tick *= 10
+            }
         } else {
             ticks = (0...4).map { axisLow + (axisHigh - axisLow) * Double($0) / 4 }
         }
         for tick in ticks {
             let ty = y(tick)
             svg += "<line x1=\"\(plotLeft)\" y1=\"\(ty)\" x2=\"\(plotLeft + plotWidth)\" y2=\"\(ty)\" stroke=\"#ddd\"/>"
-            svg += "<text x=\"\(plotLeft - 6)\" y=\"\(ty + 4)\" text-anchor=\"end\">\(escape(label(tick, unit)))</text>\n"
+            svg +=
+                "<text x=\"\(plotLeft - 6)\" y=\"\(ty + 4)\" text-anchor=\"end\">\(escape(label(tick, unit)))</text>\n"
         }
         for (caseIndex, name) in cases.enumerated() {
             let groupLeft = plotLeft + Double(caseIndex) * groupWidth + groupGap / 2
             for (index, contender) in contenders.enumerated() {
-                guard let result = report.result(case: name, contender: contender), result.unit == unit else { continue }
+                guard let result = report.result(case: name, contender: contender), result.unit == unit else {
+                    continue
+                }
                 let x = groupLeft + Double(index) * barWidth
                 let barTop = y(result.median)
                 let barHeight = max(0.5, top + plotTop + plotHeight - barTop)
-                svg += "<rect x=\"\(x)\" y=\"\(barTop)\" width=\"\(barWidth - 1)\" height=\"\(barHeight)\" fill=\"\(color(index))\">"
+                svg +=
+                    "<rect x=\"\(x)\" y=\"\(barTop)\" width=\"\(barWidth - 1)\" height=\"\(barHeight)\" fill=\"\(color(index))\">"
                 svg += "<title>\(escape(contender)) — \(escape(name)): \(escape(label(result.median, unit))) "
                 svg += "(worst \(escape(label(result.worst, unit))))</title></rect>\n"
                 // A whisker from the median to the worst repetition shows collapses that a
@@ -101,14 +113,18 @@ public struct BarChart {
                 let whiskerX = x + (barWidth - 1) / 2
                 let worstY = y(result.worst)
                 if abs(worstY - barTop) >= 1 {
-                    svg += "<line x1=\"\(whiskerX)\" y1=\"\(barTop)\" x2=\"\(whiskerX)\" y2=\"\(worstY)\" stroke=\"#222\"/>"
-                    svg += "<line x1=\"\(whiskerX - 3)\" y1=\"\(worstY)\" x2=\"\(whiskerX + 3)\" y2=\"\(worstY)\" stroke=\"#222\"/>\n"
+                    svg +=
+                        "<line x1=\"\(whiskerX)\" y1=\"\(barTop)\" x2=\"\(whiskerX)\" y2=\"\(worstY)\" stroke=\"#222\"/>"
+                    svg +=
+                        "<line x1=\"\(whiskerX - 3)\" y1=\"\(worstY)\" x2=\"\(whiskerX + 3)\" y2=\"\(worstY)\" stroke=\"#222\"/>\n"
                 }
             }
             let labelX = groupLeft + Double(contenders.count) * barWidth / 2
-            svg += "<text x=\"\(labelX)\" y=\"\(top + plotTop + plotHeight + 16)\" text-anchor=\"middle\">\(escape(name))</text>\n"
+            svg +=
+                "<text x=\"\(labelX)\" y=\"\(top + plotTop + plotHeight + 16)\" text-anchor=\"middle\">\(escape(name))</text>\n"
         }
-        svg += "<line x1=\"\(plotLeft)\" y1=\"\(top + plotTop + plotHeight)\" x2=\"\(plotLeft + plotWidth)\" y2=\"\(top + plotTop + plotHeight)\" stroke=\"#333\"/>\n"
+        svg +=
+            "<line x1=\"\(plotLeft)\" y1=\"\(top + plotTop + plotHeight)\" x2=\"\(plotLeft + plotWidth)\" y2=\"\(top + plotTop + plotHeight)\" stroke=\"#333\"/>\n"
         return svg
     }
 

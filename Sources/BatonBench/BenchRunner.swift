@@ -22,7 +22,9 @@ public struct BenchRunner {
     public static func scenarios(named names: [String]) throws -> [any Scenario] {
         if names.isEmpty { return allScenarios }
         return try names.map { name in
-            guard let scenario = allScenarios.first(where: { $0.name == name }) else { throw UnknownScenario(name: name) }
+            guard let scenario = allScenarios.first(where: { $0.name == name }) else {
+                throw UnknownScenario(name: name)
+            }
             return scenario
         }
     }

@@ -54,7 +54,9 @@ struct CacheContender: Sendable {
     /// minutes; the reported figure is per operation either way.
     let share: Double
     let makeCache: @Sendable (_ capacity: Int) -> any BenchCache
-    let measureMix: @Sendable (_ cache: any BenchCache, _ streams: [OperationStream], _ setPercent: Int, _ operations: Int) -> Double
+    let measureMix:
+        @Sendable (_ cache: any BenchCache, _ streams: [OperationStream], _ setPercent: Int, _ operations: Int) ->
+            Double
     let measureHitRatio: @Sendable (_ capacity: Int, _ stream: [Int32], _ warmUp: Int) -> Double
 
     init<C: BenchCache>(_ name: String, baton: Bool = false, bounded: Bool = true, share: Double = 1, _ type: C.Type) {
@@ -88,7 +90,8 @@ func warm(_ cache: some BenchCache, keys: [Int32]) {
 
 /// Mean wall time per operation, in nanoseconds, with one thread per stream each doing
 /// `operations` gets or sets (a set when the stream's die is below `setPercent`).
-private func timeMix<C: BenchCache>(_ cache: C, streams: [OperationStream], setPercent: Int, operations: Int) -> Double {
+private func timeMix<C: BenchCache>(_ cache: C, streams: [OperationStream], setPercent: Int, operations: Int) -> Double
+{
     let threshold = UInt8(setPercent)
     let bodies: [@Sendable () -> Void] = streams.map { stream in
         {

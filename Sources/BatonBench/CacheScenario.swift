@@ -69,7 +69,8 @@ public struct CacheScenario: Scenario {
                         let label = "\(mix.label) ×\(threads)"
                         progress("cache: rep \(rep)/\(options.reps) \(label) \(contender.name)")
                         let count = max(10, Int(Double(operations) * contender.share))
-                        let nanoseconds = contender.measureMix(cache, Array(streams.prefix(threads)), mix.setPercent, count)
+                        let nanoseconds = contender.measureMix(
+                            cache, Array(streams.prefix(threads)), mix.setPercent, count)
                         record(label, contender, Unit.nanosecondsPerOperation, nanoseconds)
                     }
                 }
@@ -79,12 +80,13 @@ public struct CacheScenario: Scenario {
                 let distribution = ZipfDistribution(keys: ratioKeys, exponent: exponent)
                 return ("zipf \(exponent)", distribution.stream(length: ratioRequests, seed: seed))
             }
-            ratioStreams.append((
-                "zipf \(Self.scanExponent) + scans",
-                scanPollutedStream(
-                    ZipfDistribution(keys: ratioKeys, exponent: Self.scanExponent), keys: ratioKeys,
-                    length: ratioRequests, period: scanPeriod, scanLength: scanLength, seed: seed)
-            ))
+            ratioStreams.append(
+                (
+                    "zipf \(Self.scanExponent) + scans",
+                    scanPollutedStream(
+                        ZipfDistribution(keys: ratioKeys, exponent: Self.scanExponent), keys: ratioKeys,
+                        length: ratioRequests, period: scanPeriod, scanLength: scanLength, seed: seed)
+                ))
             for (label, stream) in ratioStreams {
                 for contender in contenders where contender.bounded {
                     progress("cache: rep \(rep)/\(options.reps) hit ratio \(label) \(contender.name)")
@@ -101,7 +103,8 @@ public struct CacheScenario: Scenario {
         var notes = [
             "Time per operation: total wall time of all threads ÷ all operations, lower is better. Each thread does \(operations) gets or sets (90/10 or 50/50) on its own Zipf(\(Self.mixExponent)) stream over \(keys) keys; the caches hold \(capacity) (10%); each cache is warmed with \(warmUpKeys.count) read-through requests first.",
             "Slow anchors run a share of those operations so a full run stays short: "
-                + contenders.filter { $0.share < 1 }.map { "\($0.name) \(Int(($0.share * 100).rounded()))%" }.joined(separator: ", ") + ".",
+                + contenders.filter { $0.share < 1 }.map { "\($0.name) \(Int(($0.share * 100).rounded()))%" }.joined(
+                    separator: ", ") + ".",
             "Hit ratio: one thread, read-through (a miss stores the key), \(ratioRequests) requests over \(ratioKeys) keys, capacity \(ratioCapacity), the first \(warmUp) requests not counted; higher is better. Scans: \(scanLength) cold keys read once after every \(scanPeriod) Zipf requests.",
             "Lock+Dictionary never evicts, so it has no hit ratio to compare: it is the floor for time per operation only.",
         ]

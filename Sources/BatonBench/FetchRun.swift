@@ -41,7 +41,9 @@ public struct FetchRun: Sendable {
 
     /// Fetches every URL and returns one line per URL, in the order of ``urls``; `progress`
     /// receives (finished, total) each time a URL finishes, on any thread.
-    @available(*, noasync, message: "run blocks until every URL is fetched; use runAsync", renamed: "runAsync(progress:)")
+    @available(
+        *, noasync, message: "run blocks until every URL is fetched; use runAsync", renamed: "runAsync(progress:)"
+    )
     public func run(progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) throws -> [Line] {
         try start(progress: progress).wait()
     }
@@ -57,7 +59,8 @@ public struct FetchRun: Sendable {
         let transport = TimingTransport(session: URLSession(configuration: configuration))
         let fetcher = Fetcher(
             transport: transport, maxConcurrentRequests: maxConcurrent,
-            retryPolicy: .init(attempts: attempts, backoff: .jittered(initial: .milliseconds(100), maximum: .seconds(2))),
+            retryPolicy: .init(
+                attempts: attempts, backoff: .jittered(initial: .milliseconds(100), maximum: .seconds(2))),
             requestTimeout: requestTimeout)
         let finished = Protected(0)
         let total = urls.count
@@ -84,7 +87,9 @@ public struct FetchRun: Sendable {
     static func describe(_ error: any Error) -> String {
         let nsError = error as NSError
         let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError
-        if let message = (nsError.userInfo[NSLocalizedDescriptionKey] ?? underlying?.userInfo[NSLocalizedDescriptionKey]) as? String {
+        if let message =
+            (nsError.userInfo[NSLocalizedDescriptionKey] ?? underlying?.userInfo[NSLocalizedDescriptionKey]) as? String
+        {
             return message
         }
         return "\(error)"
@@ -111,7 +116,8 @@ public struct FetchRun: Sendable {
     /// A progress bar such as `[#########...........]  9/20`.
     public static func progressBar(done: Int, total: Int, width: Int = 30) -> String {
         let filled = total == 0 ? width : width * done / total
-        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] \(done)/\(total)"
+        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+            + "] \(done)/\(total)"
     }
 }
 

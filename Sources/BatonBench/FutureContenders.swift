@@ -167,7 +167,8 @@ final class FutureContenders: Sendable {
         let slowFuture = Future<Int> { promise in Self.after(slow) { promise.succeed(1) } }
         let failing = Future<Int> { promise in Self.after(fail) { promise.fail(BenchFailure("failed")) } }
         let failed = LockedResults(1)
-        let combined = all ? Future.all([slowFuture, failing]).discardingValue() : zip(slowFuture, failing).discardingValue()
+        let combined =
+            all ? Future.all([slowFuture, failing]).discardingValue() : zip(slowFuture, failing).discardingValue()
         combined.whenFailure { _ in
             failed.store(1, at: 0)
             reported.signal()

@@ -30,7 +30,10 @@ public struct FuturesScenario: Scenario {
 
         var samples: [String: [Double]] = [:]
         var order: [(case: String, contender: String, baton: Bool, unit: String)] = []
-        func record(_ name: String, _ contender: String, baton: Bool, unit: String = Unit.nanosecondsPerOperation, _ value: Double) {
+        func record(
+            _ name: String, _ contender: String, baton: Bool, unit: String = Unit.nanosecondsPerOperation,
+            _ value: Double
+        ) {
             let key = name + "\u{0}" + contender
             if samples[key] == nil { order.append((name, contender, baton, unit)) }
             samples[key, default: []].append(value)
@@ -70,9 +73,15 @@ public struct FuturesScenario: Scenario {
             for combinator in ["zip", "all"] {
                 let failFast = "fail fast: \(combinator) (\(delays))"
                 step(failFast)
-                record(failFast, "Future", baton: true, unit: unit, contenders.batonFailFast(slow: slow, fail: fail, all: combinator == "all"))
-                record(failFast, "async let", baton: false, unit: unit, contenders.asyncLetFailFast(slow: slow, fail: fail))
-                record(failFast, "throwing TaskGroup", baton: false, unit: unit, contenders.taskGroupFailFast(slow: slow, fail: fail))
+                record(
+                    failFast, "Future", baton: true, unit: unit,
+                    contenders.batonFailFast(slow: slow, fail: fail, all: combinator == "all"))
+                record(
+                    failFast, "async let", baton: false, unit: unit, contenders.asyncLetFailFast(slow: slow, fail: fail)
+                )
+                record(
+                    failFast, "throwing TaskGroup", baton: false, unit: unit,
+                    contenders.taskGroupFailFast(slow: slow, fail: fail))
             }
         }
 

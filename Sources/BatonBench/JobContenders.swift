@@ -31,17 +31,18 @@ struct JobGraphShape: Sendable {
     /// Each job waits for two distinct random earlier jobs (the first two for fewer).
     static func randomDAG(_ count: Int, seed: UInt64) -> JobGraphShape {
         var generator = SplitMix64(seed: seed)
-        return JobGraphShape(dependencies: (0..<count).map { index in
-            switch index {
-            case 0: return []
-            case 1: return [0]
-            default:
-                let first = Int.random(in: 0..<index, using: &generator)
-                var second = Int.random(in: 0..<(index - 1), using: &generator)
-                if second >= first { second += 1 }
-                return [first, second]
-            }
-        })
+        return JobGraphShape(
+            dependencies: (0..<count).map { index in
+                switch index {
+                case 0: return []
+                case 1: return [0]
+                default:
+                    let first = Int.random(in: 0..<index, using: &generator)
+                    var second = Int.random(in: 0..<(index - 1), using: &generator)
+                    if second >= first { second += 1 }
+                    return [first, second]
+                }
+            })
     }
 }
 

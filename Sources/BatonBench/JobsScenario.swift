@@ -3,7 +3,8 @@
 /// last one finished and reported per job.
 public struct JobsScenario: Scenario {
     public let name = "jobs"
-    public let summary = "independent jobs, a dependent chain, a fan-in and a random DAG: JobQueue vs OperationQueue and GCD"
+    public let summary =
+        "independent jobs, a dependent chain, a fan-in and a random DAG: JobQueue vs OperationQueue and GCD"
 
     /// Sizes of a full run.
     static let independentJobs = 100_000
@@ -33,7 +34,8 @@ public struct JobsScenario: Scenario {
         for rep in 1...options.reps {
             for entry in cases {
                 for contender in contenders {
-                    progress("jobs: rep \(rep)/\(options.reps) \(entry.name) (\(entry.shape.count) jobs) \(contender.name)")
+                    progress(
+                        "jobs: rep \(rep)/\(options.reps) \(entry.name) (\(entry.shape.count) jobs) \(contender.name)")
                     let elapsed = contender.run(entry.shape, workers)
                     let key = entry.name + "\u{0}" + contender.name
                     if samples[key] == nil { order.append((entry.name, contender)) }

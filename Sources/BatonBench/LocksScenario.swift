@@ -48,7 +48,8 @@ public struct LocksScenario: Scenario {
                 let label = write ? "uncontended write" : "uncontended read"
                 for contender in contenders {
                     progress("locks: rep \(rep)/\(options.reps) \(label) \(contender.name)")
-                    let operations = options.count(Int(Double(Self.uncontendedOperations) * contender.share), minimum: 10)
+                    let operations = options.count(
+                        Int(Double(Self.uncontendedOperations) * contender.share), minimum: 10)
                     record(label, contender, contender.measureUncontended(write, operations))
                 }
             }

@@ -29,7 +29,9 @@ public struct ReportTable {
         var rows = [["\(unit), median of \(reps) (worst)"] + cases]
         for contender in report.contenders {
             let cells = cases.map { name in
-                report.result(case: name, contender: contender).map { "\(format($0.median, unit)) (\(format($0.worst, unit)))" } ?? "–"
+                report.result(case: name, contender: contender).map {
+                    "\(format($0.median, unit)) (\(format($0.worst, unit)))"
+                } ?? "–"
             }
             guard cells.contains(where: { $0 != "–" }) else { continue }
             let isBaton = report.results.first { $0.contender == contender }?.baton ?? false
@@ -45,16 +47,21 @@ public struct ReportTable {
         guard !batons.isEmpty, !anchors.isEmpty else { return "" }
         var rows = [["ratio (>1: Baton better), median (worst)"] + cases]
         for baton in batons {
-            rows.append(["\(baton) vs best anchor"] + cases.map { name in
-                let best = anchors.compactMap { report.result(case: name, contender: $0) }
-                    .min { higherIsBetter ? $0.median > $1.median : $0.median < $1.median }
-                return cell(baton: report.result(case: name, contender: baton), anchor: best, higherIsBetter)
-            })
+            rows.append(
+                ["\(baton) vs best anchor"]
+                    + cases.map { name in
+                        let best = anchors.compactMap { report.result(case: name, contender: $0) }
+                            .min { higherIsBetter ? $0.median > $1.median : $0.median < $1.median }
+                        return cell(baton: report.result(case: name, contender: baton), anchor: best, higherIsBetter)
+                    })
             for anchor in anchors {
-                rows.append(["\(baton) vs \(anchor)"] + cases.map { name in
-                    cell(baton: report.result(case: name, contender: baton),
-                         anchor: report.result(case: name, contender: anchor), higherIsBetter)
-                })
+                rows.append(
+                    ["\(baton) vs \(anchor)"]
+                        + cases.map { name in
+                            cell(
+                                baton: report.result(case: name, contender: baton),
+                                anchor: report.result(case: name, contender: anchor), higherIsBetter)
+                        })
             }
         }
         return align(rows)

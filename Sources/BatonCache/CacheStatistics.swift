@@ -28,7 +28,9 @@ public struct CacheStatistics: Sendable, Hashable, CustomStringConvertible {
     /// the same key (reasons `.removed`, `.replaced`).
     public var removals: Int
 
-    public init(hits: Int = 0, misses: Int = 0, insertions: Int = 0, evictions: Int = 0, expirations: Int = 0, removals: Int = 0) {
+    public init(
+        hits: Int = 0, misses: Int = 0, insertions: Int = 0, evictions: Int = 0, expirations: Int = 0, removals: Int = 0
+    ) {
         self.hits = hits
         self.misses = misses
         self.insertions = insertions

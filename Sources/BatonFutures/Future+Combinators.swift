@@ -15,7 +15,9 @@ extension Future {
         whenComplete(on: executor) { outcome in
             switch outcome {
             case .success(let value):
-                do { next.complete(with: .success(try transform(value))) } catch { next.complete(with: .failure(error)) }
+                do { next.complete(with: .success(try transform(value))) } catch {
+                    next.complete(with: .failure(error))
+                }
             case .failure(let error):
                 next.complete(with: .failure(error))
             }
@@ -60,7 +62,9 @@ extension Future {
             case .success:
                 next.complete(with: outcome)
             case .failure(let error):
-                do { next.complete(with: .success(try transform(error))) } catch { next.complete(with: .failure(error)) }
+                do { next.complete(with: .success(try transform(error))) } catch {
+                    next.complete(with: .failure(error))
+                }
             }
         }
         return next

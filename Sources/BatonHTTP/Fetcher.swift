@@ -58,7 +58,8 @@ public final class Fetcher {
         }
 
         /// Up to 3 attempts, with jittered exponential backoff from 100 ms.
-        public static let standard = RetryPolicy(attempts: 3, backoff: .jittered(initial: .milliseconds(100), maximum: .seconds(5)))
+        public static let standard = RetryPolicy(
+            attempts: 3, backoff: .jittered(initial: .milliseconds(100), maximum: .seconds(5)))
         /// A single attempt.
         public static let none = RetryPolicy(attempts: 1, backoff: .none)
     }
@@ -197,7 +198,8 @@ public final class Fetcher {
             let work = perform(request, idempotent: true)
             work.whenComplete { outcome in
                 self.lock.withLock { self.machine.completed(url, new) }
-                if let cache = self.cache, case .success(let result) = outcome, result.isSuccess, let data = result.data {
+                if let cache = self.cache, case .success(let result) = outcome, result.isSuccess, let data = result.data
+                {
                     cache.setValue(data, forKey: url, cost: data.count)
                 }
             }
@@ -223,7 +225,9 @@ public final class Fetcher {
         let results = requests.map { request in
             request.recover { error in
                 let reason: any Error =
-                    if error is CancellationError, timedOut.value, let timeout { FutureError.timedOut(after: timeout) } else { error }
+                    if error is CancellationError, timedOut.value, let timeout {
+                        FutureError.timedOut(after: timeout)
+                    } else { error }
                 return .error(reason, nil, nil)
             }
         }

@@ -33,7 +33,9 @@ public protocol HTTPTransportTask: Sendable {
 }
 
 extension URLSession: HTTPTransport {
-    public func send(_ request: URLRequest, completion: @escaping @Sendable (URLResult) -> Void) -> any HTTPTransportTask {
+    public func send(_ request: URLRequest, completion: @escaping @Sendable (URLResult) -> Void)
+        -> any HTTPTransportTask
+    {
         let task = dataTask(with: request) { data, response, error in
             completion(URLResult(data: data, response: response, error: error))
         }

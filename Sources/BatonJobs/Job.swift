@@ -294,7 +294,8 @@ open class Job: CustomStringConvertible {
                 }
             }
             if let refused {
-                preconditionFailure("Job.completion set on \(description), which is already \(refused); set it before the job starts")
+                preconditionFailure(
+                    "Job.completion set on \(description), which is already \(refused); set it before the job starts")
             }
         }
     }

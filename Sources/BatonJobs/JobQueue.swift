@@ -49,7 +49,8 @@ public final class JobQueue: Sendable {
         maxConcurrentJobs: Int = ProcessInfo.processInfo.activeProcessorCount,
         qualityOfService: JobQualityOfService = .default
     ) {
-        precondition(maxConcurrentJobs >= 1, "JobQueue \(name): maxConcurrentJobs must be at least 1, not \(maxConcurrentJobs)")
+        precondition(
+            maxConcurrentJobs >= 1, "JobQueue \(name): maxConcurrentJobs must be at least 1, not \(maxConcurrentJobs)")
         self.name = name
         self.maxConcurrentJobs = maxConcurrentJobs
         self.qualityOfService = qualityOfService

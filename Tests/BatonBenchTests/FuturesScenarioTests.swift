@@ -11,9 +11,10 @@ import Testing
     static func runQuick() async throws -> ScenarioReport {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result {
-                    try FuturesScenario().run(BenchOptions(quick: true, reps: 1, scale: 0.001), progress: .silent)
-                })
+                continuation.resume(
+                    with: Result {
+                        try FuturesScenario().run(BenchOptions(quick: true, reps: 1, scale: 0.001), progress: .silent)
+                    })
             }.start()
         }
     }

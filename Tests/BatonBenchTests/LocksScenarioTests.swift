@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
+@testable import BatonBench
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-
-@testable import BatonBench
 
 /// The locks scenario at a tiny size: every (case, contender) pair is measured, and the table,
 /// JSON and chart built from it are well formed. Nothing here judges speed.

@@ -5,7 +5,8 @@ import Testing
 
 @Suite struct ReportTests {
     @Test func medianAndWorstFollowTheUnit() {
-        let times = BenchResult(case: "c", contender: "x", baton: true, unit: Unit.nanosecondsPerOperation, samples: [5, 1, 3, 9])
+        let times = BenchResult(
+            case: "c", contender: "x", baton: true, unit: Unit.nanosecondsPerOperation, samples: [5, 1, 3, 9])
         #expect(times.median == 4)
         #expect(times.worst == 9)
         let ratios = BenchResult(case: "c", contender: "x", baton: true, unit: Unit.hitRatio, samples: [0.5, 0.7, 0.6])
@@ -14,13 +15,19 @@ import Testing
     }
 
     @Test func ratiosSayHowManyTimesBetterBatonIs() {
-        let report = ScenarioReport(scenario: "s", cores: 2, quick: false, results: [
-            BenchResult(case: "a", contender: "Anchor", baton: false, unit: Unit.nanosecondsPerOperation, samples: [100, 200]),
-            BenchResult(case: "a", contender: "Other", baton: false, unit: Unit.nanosecondsPerOperation, samples: [400]),
-            BenchResult(case: "a", contender: "Baton", baton: true, unit: Unit.nanosecondsPerOperation, samples: [50, 50]),
-            BenchResult(case: "h", contender: "Anchor", baton: false, unit: Unit.hitRatio, samples: [0.4]),
-            BenchResult(case: "h", contender: "Baton", baton: true, unit: Unit.hitRatio, samples: [0.6]),
-        ])
+        let report = ScenarioReport(
+            scenario: "s", cores: 2, quick: false,
+            results: [
+                BenchResult(
+                    case: "a", contender: "Anchor", baton: false, unit: Unit.nanosecondsPerOperation,
+                    samples: [100, 200]),
+                BenchResult(
+                    case: "a", contender: "Other", baton: false, unit: Unit.nanosecondsPerOperation, samples: [400]),
+                BenchResult(
+                    case: "a", contender: "Baton", baton: true, unit: Unit.nanosecondsPerOperation, samples: [50, 50]),
+                BenchResult(case: "h", contender: "Anchor", baton: false, unit: Unit.hitRatio, samples: [0.4]),
+                BenchResult(case: "h", contender: "Baton", baton: true, unit: Unit.hitRatio, samples: [0.6]),
+            ])
         let table = ReportTable(report).render()
         let line = { (prefix: String) in table.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map(String.init) }
         // Anchor median 150 ÷ Baton 50 = 3; worst 200 ÷ 50 = 4.

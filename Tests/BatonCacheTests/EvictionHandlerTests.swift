@@ -6,8 +6,9 @@ import Testing
 
 @Suite("Eviction handlers and callbacks")
 struct EvictionHandlerTests {
-    @Test("an eviction handler that reads and writes the same cache does not deadlock",
-          arguments: [EvictionPolicy.sieve, .lru])
+    @Test(
+        "an eviction handler that reads and writes the same cache does not deadlock",
+        arguments: [EvictionPolicy.sieve, .lru])
     func reentrantHandler(policy: EvictionPolicy) async {
         let cache = MemoryCache<Int, Int>(countLimit: 8, policy: policy, shardCount: 2)
         let log = EvictionLog<Int, Int>()
@@ -48,15 +49,16 @@ struct EvictionHandlerTests {
             if otherThreadDone.wait(timeout: .now() + 30) == .success { sawOtherThread.increment() }
         }
         cache[1] = 1
-        let finished = await raceThreads([
-            { cache[2] = 2 },  // evicts 1: the handler waits for the other thread
-            {
-                handlerEntered.wait()
-                cache[3] = 3  // the same shard: evicts 2
-                _ = cache[3]
-                otherThreadDone.signal()
-            },
-        ], timeout: .seconds(60))
+        let finished = await raceThreads(
+            [
+                { cache[2] = 2 },  // evicts 1: the handler waits for the other thread
+                {
+                    handlerEntered.wait()
+                    cache[3] = 3  // the same shard: evicts 2
+                    _ = cache[3]
+                    otherThreadDone.signal()
+                },
+            ], timeout: .seconds(60))
         #expect(finished)
         #expect(sawOtherThread.value == 1)
         #expect(cache[3] == 3)

@@ -1,5 +1,6 @@
-@testable import BatonCache
 import Testing
+
+@testable import BatonCache
 
 @Suite("Eviction order")
 struct EvictionOrderTests {

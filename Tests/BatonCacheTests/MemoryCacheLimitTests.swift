@@ -1,10 +1,12 @@
-@testable import BatonCache
 import Testing
+
+@testable import BatonCache
 
 @Suite("Limits")
 struct MemoryCacheLimitTests {
-    @Test("countLimit is never exceeded, and each write beyond it evicts exactly one entry",
-          arguments: [EvictionPolicy.sieve, .lru], [1, 4, 16])
+    @Test(
+        "countLimit is never exceeded, and each write beyond it evicts exactly one entry",
+        arguments: [EvictionPolicy.sieve, .lru], [1, 4, 16])
     func countLimit(policy: EvictionPolicy, shards: Int) {
         let cache = MemoryCache<Int, Int>(countLimit: 100, policy: policy, shardCount: shards)
         let log = EvictionLog<Int, Int>()
@@ -36,8 +38,9 @@ struct MemoryCacheLimitTests {
         #expect(cache.invariantViolations().isEmpty)
     }
 
-    @Test("costLimit is never exceeded; entries are evicted only as far as needed",
-          arguments: [EvictionPolicy.sieve, .lru])
+    @Test(
+        "costLimit is never exceeded; entries are evicted only as far as needed",
+        arguments: [EvictionPolicy.sieve, .lru])
     func costLimit(policy: EvictionPolicy) {
         let cache = MemoryCache<Int, String>(costLimit: 100, policy: policy, shardCount: 1)
         cache.setValue("a", forKey: 1, cost: 40)
@@ -91,8 +94,9 @@ struct MemoryCacheLimitTests {
         #expect(cache.statistics.evictions == 1)
     }
 
-    @Test("timeToLive: an entry is returned until exactly its lifetime has passed, never after",
-          arguments: [EvictionPolicy.sieve, .lru])
+    @Test(
+        "timeToLive: an entry is returned until exactly its lifetime has passed, never after",
+        arguments: [EvictionPolicy.sieve, .lru])
     func timeToLive(policy: EvictionPolicy) {
         let clock = ManualClock()
         let cache = MemoryCache<String, Int>(timeToLive: .seconds(10), policy: policy, clock: clock.cacheClock)
@@ -117,8 +121,9 @@ struct MemoryCacheLimitTests {
         #expect(cache.count == 0)
     }
 
-    @Test("timeToIdle: each read extends an entry's life; an unread entry expires",
-          arguments: [EvictionPolicy.sieve, .lru])
+    @Test(
+        "timeToIdle: each read extends an entry's life; an unread entry expires",
+        arguments: [EvictionPolicy.sieve, .lru])
     func timeToIdle(policy: EvictionPolicy) {
         let clock = ManualClock()
         let cache = MemoryCache<String, Int>(timeToIdle: .seconds(10), policy: policy, clock: clock.cacheClock)
@@ -150,7 +155,8 @@ struct MemoryCacheLimitTests {
     @Test("expired entries are removed by removeExpired and preferred by eviction")
     func removeExpiredAndEvictExpiredFirst() {
         let clock = ManualClock()
-        let cache = MemoryCache<Int, Int>(countLimit: 4, timeToLive: .seconds(10), shardCount: 1, clock: clock.cacheClock)
+        let cache = MemoryCache<Int, Int>(
+            countLimit: 4, timeToLive: .seconds(10), shardCount: 1, clock: clock.cacheClock)
         let log = EvictionLog<Int, Int>()
         log.attach(to: cache)
         cache[1] = 1
@@ -168,8 +174,9 @@ struct MemoryCacheLimitTests {
         #expect(cache[3] == 3 && cache[4] == 4 && cache[5] == 5)
     }
 
-    @Test("trim(toCount:) and trim(toCost:) evict down to the target and no further",
-          arguments: [1, 8])
+    @Test(
+        "trim(toCount:) and trim(toCost:) evict down to the target and no further",
+        arguments: [1, 8])
     func trim(shards: Int) {
         let cache = MemoryCache<Int, Int>(shardCount: shards)
         for key in 0..<1_000 { cache.setValue(key, forKey: key, cost: 2) }

@@ -68,8 +68,9 @@ struct MemoryCacheStressTests {
     /// The default policy races the full 100,000 operations per thread; LRU, which shares all
     /// of the code but the policy, a quarter of that, to keep the suite short under the
     /// thread sanitizer on two cores.
-    @Test("8 threads × 100,000 random gets, sets and removes: limits and statistics hold",
-          arguments: [(EvictionPolicy.sieve, 100_000), (.lru, 25_000)])
+    @Test(
+        "8 threads × 100,000 random gets, sets and removes: limits and statistics hold",
+        arguments: [(EvictionPolicy.sieve, 100_000), (.lru, 25_000)])
     func randomOperations(policy: EvictionPolicy, operations: Int) async {
         let operationsPerThread = operations * Self.soak
         let countLimit = 500

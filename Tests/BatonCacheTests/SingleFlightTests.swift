@@ -105,11 +105,14 @@ struct SingleFlightTests {
         let values = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
             for key in 0..<10 {
                 group.addTask {
-                    (key, try await cache.value(forKey: key) {
-                        loads.increment()
-                        await Task.yield()
-                        return key * 10
-                    })
+                    (
+                        key,
+                        try await cache.value(forKey: key) {
+                            loads.increment()
+                            await Task.yield()
+                            return key * 10
+                        }
+                    )
                 }
             }
             return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
@@ -123,8 +126,16 @@ struct SingleFlightTests {
     func synchronousGetOrInsert() throws {
         let cache = MemoryCache<String, Int>()
         var calls = 0
-        #expect(cache.value(forKey: "k") { calls += 1; return 1 } == 1)
-        #expect(cache.value(forKey: "k") { calls += 1; return 2 } == 1)
+        #expect(
+            cache.value(forKey: "k") {
+                calls += 1
+                return 1
+            } == 1)
+        #expect(
+            cache.value(forKey: "k") {
+                calls += 1
+                return 2
+            } == 1)
         #expect(calls == 1)
         #expect(throws: LoaderFailed.self) {
             try cache.value(forKey: "e") { throw LoaderFailed(attempt: 0) }

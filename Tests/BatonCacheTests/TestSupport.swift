@@ -76,7 +76,8 @@ func waitOnThread(_ wait: @escaping @Sendable () -> Bool) async -> Bool {
 }
 
 /// Waits until `semaphore` has been signalled `count` times, or `timeout` passes.
-func wait(for semaphore: DispatchSemaphore, count: Int = 1, timeout: DispatchTimeInterval = .seconds(30)) async -> Bool {
+func wait(for semaphore: DispatchSemaphore, count: Int = 1, timeout: DispatchTimeInterval = .seconds(30)) async -> Bool
+{
     await waitOnThread {
         let deadline = DispatchTime.now() + timeout
         for _ in 0..<count where semaphore.wait(timeout: deadline) == .timedOut { return false }
@@ -86,6 +87,7 @@ func wait(for semaphore: DispatchSemaphore, count: Int = 1, timeout: DispatchTim
 
 /// Runs `body` on another thread and returns whether it finished within `timeout` (a hang,
 /// such as a deadlock, fails the test instead of stopping the run).
-func finishes(within timeout: DispatchTimeInterval = .seconds(30), _ body: @escaping @Sendable () -> Void) async -> Bool {
+func finishes(within timeout: DispatchTimeInterval = .seconds(30), _ body: @escaping @Sendable () -> Void) async -> Bool
+{
     await raceThreads([body], timeout: timeout)
 }

@@ -8,7 +8,9 @@ import Testing
     @Test func mapTransformsValuesAndPassesErrorsOn() async throws {
         #expect(try await Future.succeeded(2).map { $0 * 10 }.expectValue() == 20)
         #expect(await Future<Int>.failed(TestError(1)).map { $0 * 10 }.expectError() as? TestError == TestError(1))
-        #expect(await Future.succeeded(2).map { _ -> Int in throw TestError(2) }.expectError() as? TestError == TestError(2))
+        #expect(
+            await Future.succeeded(2).map { _ -> Int in throw TestError(2) }.expectError() as? TestError == TestError(2)
+        )
     }
 
     @Test func cancellingAMapCancelsItsSource() async {

@@ -62,9 +62,11 @@ import Testing
     @Test func backoffDelays() {
         #expect(Backoff.constant(.milliseconds(5)).delay(beforeRetry: 3) == .milliseconds(5))
         let exponential = Backoff.exponential(initial: .milliseconds(100), multiplier: 2, maximum: .seconds(1))
-        #expect((1...6).map { exponential.delay(beforeRetry: $0) } == [
-            .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1),
-        ])
+        #expect(
+            (1...6).map { exponential.delay(beforeRetry: $0) } == [
+                .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1),
+                .seconds(1),
+            ])
         let jittered = Backoff.jittered(initial: .milliseconds(100), maximum: .seconds(1))
         for retry in 1...8 {
             let delay = jittered.delay(beforeRetry: retry)

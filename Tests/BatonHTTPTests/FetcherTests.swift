@@ -41,7 +41,9 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         // URLSession allows 6 connections per host by default; the fetcher must raise it.
         #expect(URLSession.shared.configuration.httpMaximumConnectionsPerHost < 8)
         #expect(Fetcher(maxConcurrentRequests: 8).connectionsPerHost == 8)
-        #expect(Fetcher(maxConcurrentRequests: 4).connectionsPerHost == URLSession.shared.configuration.httpMaximumConnectionsPerHost)
+        #expect(
+            Fetcher(maxConcurrentRequests: 4).connectionsPerHost
+                == URLSession.shared.configuration.httpMaximumConnectionsPerHost)
         try await checkBound(limit: 8, urls: 16)
     }
 
@@ -90,7 +92,8 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
     @Test func transientFailuresAreRetried() async throws {
         let key = uniqueKey("flaky")
         let url = try await TestServer.url("/flaky/\(key)?fail=2")
-        let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .constant(.milliseconds(5))))
+        let fetcher = Fetcher(
+            session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .constant(.milliseconds(5))))
         #expect(text(try await fetcher.fetch(url).value(within: patience)) == "ok")
         #expect(TestServer.shared.hits(key) == 3)
     }
@@ -98,7 +101,8 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
     @Test func retriesStopAfterTheLimit() async throws {
         let key = uniqueKey("down")
         let url = try await TestServer.url("/flaky/\(key)?fail=100")
-        let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .exponential(initial: .milliseconds(2))))
+        let fetcher = Fetcher(
+            session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .exponential(initial: .milliseconds(2))))
         do {
             _ = try await fetcher.fetch(url).value(within: patience)
             Issue.record("a 503 must fail the fetch")
@@ -115,7 +119,8 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
     @Test func nonTransientStatusesAndPostsAreNotRetried() async throws {
         let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 4, backoff: .none))
         let missing = uniqueKey("missing")
-        let result = try await fetcher.result(for: try await TestServer.url("/status/404/\(missing)")).value(within: patience)
+        let result = try await fetcher.result(for: try await TestServer.url("/status/404/\(missing)")).value(
+            within: patience)
         #expect(result.statusCode == 404)
         #expect(TestServer.shared.hits(missing) == 1)
 
@@ -221,7 +226,9 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         final class CountingTransport: HTTPTransport {
             let sent = Protected(0)
             let session = makeSession()
-            func send(_ request: URLRequest, completion: @escaping @Sendable (URLResult) -> Void) -> any HTTPTransportTask {
+            func send(_ request: URLRequest, completion: @escaping @Sendable (URLResult) -> Void)
+                -> any HTTPTransportTask
+            {
                 sent.write { $0 += 1 }
                 return session.send(request, completion: completion)
             }

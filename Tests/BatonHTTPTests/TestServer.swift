@@ -92,7 +92,11 @@ final class TestServer: Sendable {
             router: router,
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { [port] channel in
-                if let bound = channel.localAddress?.port { port.succeed(bound) } else { port.fail(URLError(.cannotConnectToHost)) }
+                if let bound = channel.localAddress?.port {
+                    port.succeed(bound)
+                } else {
+                    port.fail(URLError(.cannotConnectToHost))
+                }
             }
         )
         Task { try await app.run() }

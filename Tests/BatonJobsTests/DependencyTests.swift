@@ -93,7 +93,10 @@ import Testing
     /// anyway, and E below it runs as D succeeded.
     @Test func failurePolicyAlongAThreeLevelGraph() throws {
         let ran = Log<String>()
-        let a = BlockJob(name: "A") { ran.append("A"); throw TestError(id: 1) }
+        let a = BlockJob(name: "A") {
+            ran.append("A")
+            throw TestError(id: 1)
+        }
         let b = BlockJob(name: "B") { ran.append("B") }
         let c = BlockJob(name: "C") { ran.append("C") }
         let d = BlockJob(name: "D") { ran.append("D") }
@@ -107,7 +110,10 @@ import Testing
         try queue.add([e, d, c, b, a])
         #expect(drain(queue))
         #expect(Set(ran.all) == ["A", "D", "E"])
-        guard case .failed(let error as TestError)? = a.outcome else { Issue.record("A: \(a.state)"); return }
+        guard case .failed(let error as TestError)? = a.outcome else {
+            Issue.record("A: \(a.state)")
+            return
+        }
         #expect(error == TestError(id: 1))
         for job in [b, c] {
             guard case .cancelled(.dependencyFailed(let culprit, let cause as TestError))? = job.outcome else {

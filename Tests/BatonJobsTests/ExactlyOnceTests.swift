@@ -30,7 +30,8 @@ import Testing
                 if index > 0 {
                     for _ in 0..<Int.random(in: 0...3, using: &random) {
                         // Mostly recent jobs, so chains form while earlier ones still run.
-                        let back = Int.random(in: 1...min(index, Bool.random(using: &random) ? 64 : index), using: &random)
+                        let back = Int.random(
+                            in: 1...min(index, Bool.random(using: &random) ? 64 : index), using: &random)
                         deps.append(index - back)
                     }
                 }
@@ -105,7 +106,10 @@ import Testing
         let expected = plan.expectedOutcomes()
         let actual = local.map { $0.state.tag }
         let mismatches = zip(expected, actual).enumerated().filter { $0.element.0 != $0.element.1 }
-        #expect(mismatches.isEmpty, "first mismatches: \(mismatches.prefix(5).map { "job\($0.offset): expected \($0.element.0), got \($0.element.1)" })")
+        #expect(
+            mismatches.isEmpty,
+            "first mismatches: \(mismatches.prefix(5).map { "job\($0.offset): expected \($0.element.0), got \($0.element.1)" })"
+        )
         let runs = record.runs.value
         #expect(runs.allSatisfy { $0 <= 1 })
         for (index, outcome) in expected.enumerated() where (outcome == "cancelled") != (runs[index] == 0) {
@@ -114,7 +118,9 @@ import Testing
         }
         let completions = record.completions.value
         #expect(completions.enumerated().allSatisfy { $0.offset % 2 == 0 ? $0.element == 1 : $0.element == 0 })
-        #expect(record.early.value.isEmpty, "bodies started before their dependencies finished: \(record.early.value.prefix(5))")
+        #expect(
+            record.early.value.isEmpty,
+            "bodies started before their dependencies finished: \(record.early.value.prefix(5))")
         let succeeded = expected.filter { $0 == "succeeded" }.count
         let failed = expected.filter { $0 == "failed" }.count
         let cancelled = expected.filter { $0 == "cancelled" }.count

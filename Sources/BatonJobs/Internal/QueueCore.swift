@@ -124,7 +124,8 @@ final class QueueCore {
             job!.releaseBody()
             budget -= 1
             let immediate: Next? = JobGraph.lock.withLock {
-                machine.searching += 1  // counted before the release, so no worker is spawned for the job this one takes
+                // Counted before the release, so no worker is spawned for the job this one takes.
+                machine.searching += 1
                 JobGraph.finishLocked(job!, outcome, &fx)
                 JobGraph.finalizePendingLocked(&fx)
                 // With observers or a completion to run first, the dependents are released

@@ -105,7 +105,8 @@ struct PlatformRWLock {
     }
 
     @inlinable func unlockRead() {
-        let s = state.loadThenWrappingDecrement(by: Self.readLocked, ordering: .releasing)
+        let s =
+            state.loadThenWrappingDecrement(by: Self.readLocked, ordering: .releasing)
             &- Self.readLocked
         // Readers only park behind a parked writer, so the last reader out wakes a writer.
         if Self.isUnlocked(s) && Self.hasWritersWaiting(s) {
@@ -135,7 +136,8 @@ struct PlatformRWLock {
     }
 
     @inlinable func unlockWrite() {
-        let s = state.loadThenWrappingDecrement(by: Self.writeLocked, ordering: .releasing)
+        let s =
+            state.loadThenWrappingDecrement(by: Self.writeLocked, ordering: .releasing)
             &- Self.writeLocked
         if Self.hasWritersWaiting(s) || Self.hasReadersWaiting(s) {
             wakeWriterOrReaders(s)
