@@ -64,7 +64,8 @@ public struct ReportTable {
                         })
             }
         }
-        return align(rows)
+        // A pair measured in none of these cases (an anchor of another unit) says nothing.
+        return align(rows.filter { row in row.dropFirst().contains { $0 != "–" } })
     }
 
     private func cell(baton: BenchResult?, anchor: BenchResult?, _ higherIsBetter: Bool) -> String {
