@@ -37,16 +37,7 @@ public final class AsyncJob<Output: Sendable>: Job {
     ///   ``JobError/cancelled(job:reason:)`` when it was cancelled.
     public var result: Result<Output, any Error> {
         get throws(JobError) {
-            let (phase, output) = JobGraph.lock.withLock { (machine.phase, self.output) }
-            switch phase {
-            case .finished(.cancelled(let reason)):
-                throw .cancelled(job: description, reason: reason.description)
-            case .finished:
-                guard let output else { throw .notFinished(job: description) }
-                return output
-            case .idle, .waiting, .ready, .executing:
-                throw .notFinished(job: description)
-            }
+            try finishedOutput { self.output }
         }
     }
 

@@ -353,6 +353,24 @@ open class Job: CustomStringConvertible {
 
     /// The value a succeeded job produced, for ``Job/dependencyValues(_:)``.
     func outputValue() -> Any? { nil }
+
+    /// A typed job's stored result, read under the graph lock together with the phase.
+    ///
+    /// - Parameter read: Reads the subclass's stored result; called under the lock.
+    /// - Throws: ``JobError/notFinished(job:)`` before the job finished,
+    ///   ``JobError/cancelled(job:reason:)`` when it was cancelled (it has no result then).
+    func finishedOutput<Output>(_ read: () -> Output?) throws(JobError) -> Output {
+        let (phase, output) = JobGraph.lock.withLock { (machine.phase, read()) }
+        switch phase {
+        case .finished(.cancelled(let reason)):
+            throw .cancelled(job: description, reason: reason.description)
+        case .finished:
+            guard let output else { throw .notFinished(job: description) }
+            return output
+        case .idle, .waiting, .ready, .executing:
+            throw .notFinished(job: description)
+        }
+    }
 }
 
 // All mutable scheduling state is in `machine`, guarded by JobGraph.lock; subclasses guard

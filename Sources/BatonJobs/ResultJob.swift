@@ -35,16 +35,7 @@ public final class ResultJob<Output: Sendable, Failure: Error>: Job {
     ///   ``JobError/cancelled(job:reason:)`` when it was cancelled (it has no result then).
     public var result: Result<Output, Failure> {
         get throws(JobError) {
-            let (phase, output) = JobGraph.lock.withLock { (machine.phase, self.output) }
-            switch phase {
-            case .finished(.cancelled(let reason)):
-                throw .cancelled(job: description, reason: reason.description)
-            case .finished:
-                guard let output else { throw .notFinished(job: description) }
-                return output
-            case .idle, .waiting, .ready, .executing:
-                throw .notFinished(job: description)
-            }
+            try finishedOutput { self.output }
         }
     }
 
