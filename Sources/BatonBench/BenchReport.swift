@@ -93,3 +93,32 @@ extension Array where Element: Hashable {
         return filter { seen.insert($0).inserted }
     }
 }
+
+/// Collects one sample per repetition for each (case, contender) pair and turns them into
+/// results, in the order the pairs were first recorded.
+struct SampleSheet {
+    private var rows: [(case: String, contender: String, baton: Bool, unit: String, samples: [Double])] = []
+    /// Row index by pair.
+    private var index: [String: Int] = [:]
+
+    /// Adds one repetition's value for the pair.
+    mutating func record(
+        _ value: Double, case name: String, contender: String, baton: Bool,
+        unit: String = Unit.nanosecondsPerOperation
+    ) {
+        let key = name + "\u{0}" + contender
+        if let row = index[key] {
+            rows[row].samples.append(value)
+        } else {
+            index[key] = rows.count
+            rows.append((name, contender, baton, unit, [value]))
+        }
+    }
+
+    /// One result per pair, with the median and worst of its samples.
+    var results: [BenchResult] {
+        rows.map {
+            BenchResult(case: $0.case, contender: $0.contender, baton: $0.baton, unit: $0.unit, samples: $0.samples)
+        }
+    }
+}

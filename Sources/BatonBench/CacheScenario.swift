@@ -27,13 +27,9 @@ public struct CacheScenario: Scenario {
 
     public func run(_ options: BenchOptions, progress: BenchProgress) -> ScenarioReport {
         let contenders = CacheContender.all
-        var samples: [String: [Double]] = [:]  // "case\u{0}contender" → one sample per rep
-        var order: [(case: String, contender: CacheContender, unit: String)] = []
-
+        var sheet = SampleSheet()
         func record(_ name: String, _ contender: CacheContender, _ unit: String, _ value: Double) {
-            let key = name + "\u{0}" + contender.name
-            if samples[key] == nil { order.append((name, contender, unit)) }
-            samples[key, default: []].append(value)
+            sheet.record(value, case: name, contender: contender.name, baton: contender.baton, unit: unit)
         }
 
         // Time per operation: one Zipf(0.99) stream per thread, generated once and reused by
@@ -95,11 +91,7 @@ public struct CacheScenario: Scenario {
             }
         }
 
-        let results = order.map { entry in
-            BenchResult(
-                case: entry.case, contender: entry.contender.name, baton: entry.contender.baton,
-                unit: entry.unit, samples: samples[entry.case + "\u{0}" + entry.contender.name]!)
-        }
+        let results = sheet.results
         var notes = [
             "Time per operation: total wall time of all threads ÷ all operations, lower is better. Each thread does \(operations) gets or sets (90/10 or 50/50) on its own Zipf(\(Self.mixExponent)) stream over \(keys) keys; the caches hold \(capacity) (10%); each cache is warmed with \(warmUpKeys.count) read-through requests first.",
             "Slow anchors run a share of those operations so a full run stays short: "

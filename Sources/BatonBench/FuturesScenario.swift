@@ -28,15 +28,12 @@ public struct FuturesScenario: Scenario {
         let contenders = FutureContenders()
         defer { contenders.shutdown() }
 
-        var samples: [String: [Double]] = [:]
-        var order: [(case: String, contender: String, baton: Bool, unit: String)] = []
+        var sheet = SampleSheet()
         func record(
             _ name: String, _ contender: String, baton: Bool, unit: String = Unit.nanosecondsPerOperation,
             _ value: Double
         ) {
-            let key = name + "\u{0}" + contender
-            if samples[key] == nil { order.append((name, contender, baton, unit)) }
-            samples[key, default: []].append(value)
+            sheet.record(value, case: name, contender: contender, baton: baton, unit: unit)
         }
 
         // Repetitions outermost, so a noisy moment on a shared machine hits one rep of every
@@ -85,11 +82,7 @@ public struct FuturesScenario: Scenario {
             }
         }
 
-        let results = order.map { entry in
-            BenchResult(
-                case: entry.case, contender: entry.contender, baton: entry.baton, unit: entry.unit,
-                samples: samples[entry.case + "\u{0}" + entry.contender]!)
-        }
+        let results = sheet.results
         return ScenarioReport(
             scenario: name, cores: activeCores, quick: options.quick, results: results,
             notes: [

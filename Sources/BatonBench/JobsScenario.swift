@@ -27,8 +27,7 @@ public struct JobsScenario: Scenario {
             ("random DAG ×4", .randomDAG(options.count(Self.dagJobs * 4, minimum: 10), seed: 2024)),
         ]
         let contenders = JobsContender.all
-        var samples: [String: [Double]] = [:]
-        var order: [(case: String, contender: JobsContender)] = []
+        var sheet = SampleSheet()
 
         // Repetitions outermost, so a noisy moment hits one rep of every contender.
         for rep in 1...options.reps {
@@ -37,18 +36,14 @@ public struct JobsScenario: Scenario {
                     progress(
                         "jobs: rep \(rep)/\(options.reps) \(entry.name) (\(entry.shape.count) jobs) \(contender.name)")
                     let elapsed = contender.run(entry.shape, workers)
-                    let key = entry.name + "\u{0}" + contender.name
-                    if samples[key] == nil { order.append((entry.name, contender)) }
-                    samples[key, default: []].append(elapsed.nanoseconds / Double(entry.shape.count))
+                    sheet.record(
+                        elapsed.nanoseconds / Double(entry.shape.count), case: entry.name,
+                        contender: contender.name, baton: contender.baton)
                 }
             }
         }
 
-        let results = order.map { entry in
-            BenchResult(
-                case: entry.case, contender: entry.contender.name, baton: entry.contender.baton,
-                unit: Unit.nanosecondsPerOperation, samples: samples[entry.case + "\u{0}" + entry.contender.name]!)
-        }
+        let results = sheet.results
         let sizes = cases.map { "\($0.name) \($0.shape.count)" }.joined(separator: ", ")
         return ScenarioReport(
             scenario: name, cores: activeCores, quick: options.quick, results: results,

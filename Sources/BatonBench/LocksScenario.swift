@@ -24,13 +24,9 @@ public struct LocksScenario: Scenario {
 
     public func run(_ options: BenchOptions, progress: BenchProgress) -> ScenarioReport {
         let contenders = LockContender.all.filter { !excluded.contains($0.name) }
-        var samples: [String: [Double]] = [:]  // "case\u{0}contender" → one sample per rep
-        var order: [(case: String, contender: LockContender)] = []
-
+        var sheet = SampleSheet()
         func record(_ name: String, _ contender: LockContender, _ value: Double) {
-            let key = name + "\u{0}" + contender.name
-            if samples[key] == nil { order.append((name, contender)) }
-            samples[key, default: []].append(value)
+            sheet.record(value, case: name, contender: contender.name, baton: contender.baton)
         }
 
         // Repetitions outermost, so a noisy moment on a shared machine hits one rep of every
@@ -55,11 +51,7 @@ public struct LocksScenario: Scenario {
             }
         }
 
-        let results = order.map { entry in
-            BenchResult(
-                case: entry.case, contender: entry.contender.name, baton: entry.contender.baton,
-                unit: Unit.nanosecondsPerOperation, samples: samples[entry.case + "\u{0}" + entry.contender.name]!)
-        }
+        let results = sheet.results
         let shares = contenders.filter { $0.share < 1 }.map { "\($0.name) \(Int(($0.share * 100).rounded()))%" }
         return ScenarioReport(
             scenario: name, cores: activeCores, quick: options.quick, results: results,
