@@ -47,9 +47,11 @@ final class TestServer: Sendable {
             self.arrived(key)
             return "hello \(key)"
         }
-        router.get("/held/:key") { _, context -> Response in
+        router.get("/held/:key") { request, context -> Response in
             let key = try context.parameters.require("key")
             self.arrived(key)
+            // Also counted per request index, so a test can tell which of several reached us.
+            if let index = request.uri.queryParameters.get("i", as: Int.self) { self.arrived("\(key)?i=\(index)") }
             self.state.write { state in
                 state.inFlight[key, default: 0] += 1
                 state.maxInFlight[key] = max(state.maxInFlight[key] ?? 0, state.inFlight[key]!)
