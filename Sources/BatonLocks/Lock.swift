@@ -1,3 +1,5 @@
+import CBatonPlatform
+
 #if DEBUG
 import Atomics
 #endif
@@ -5,7 +7,7 @@ import Atomics
 /// A non-recursive mutual-exclusion lock.
 ///
 /// `Lock` is the building block for guarding a small piece of shared state: one thread at a time
-/// runs inside ``withLock(_:)``. It is a class, so it can be shared by reference and is never
+/// runs inside ``withLock(file:line:_:)``. It is a class, so it can be shared by reference and is never
 /// copied by accident (the hazard of a raw `pthread_mutex_t` or `os_unfair_lock` stored in a
 /// struct).
 ///
@@ -32,27 +34,41 @@ import Atomics
 ///
 /// In debug builds, re-locking a `Lock` on the thread that holds it and unlocking a `Lock` that
 /// the calling thread does not hold stop the program with a message saying so, instead of a
-/// silent deadlock or corrupted state. Release builds do not check.
+/// silent deadlock or corrupted state. Release builds do not check. ``LockDiagnostics`` adds a
+/// lock-order checker (on by default in debug builds), hold-time warnings and contention
+/// statistics; give the lock a `name` to make their reports easier to read.
 ///
-/// - Warning: `Lock` is not re-entrant. Calling ``withLock(_:)`` on the same lock from inside its
+/// - Warning: `Lock` is not re-entrant. Calling ``withLock(file:line:_:)`` on the same lock from inside its
 ///   own body deadlocks (traps in debug builds). Use ``RecursiveLock`` when a method that holds
 ///   the lock must call another that takes it.
 public final class Lock {
     @usableFromInline let mutex: PlatformMutex
+    @usableFromInline let identity: LockIdentity
     #if DEBUG
     /// The holder's thread, for the debug misuse checks; written only by the holder.
     @usableFromInline let owner: UnsafeAtomic<UInt>
     #endif
 
     /// Creates an unlocked lock.
-    public init() {
+    ///
+    /// - Parameters:
+    ///   - name: A name for ``LockDiagnostics`` reports and statistics; locks that share a name
+    ///     share their statistics.
+    ///   - file: The creation site's file, for diagnostics reports; leave the default.
+    ///   - line: The creation site's line, for diagnostics reports; leave the default.
+    public init(name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
         mutex = PlatformMutex()
+        identity = LockIdentity(.lock, name: name, file: file, line: line)
         #if DEBUG
         owner = .create(0)
         #endif
     }
 
+    /// The name given at creation, if any.
+    public var name: String? { identity.name }
+
     deinit {
+        if baton_lock_diagnostics_used() { LockOrderGraph.shared.remove(ObjectIdentifier(self)) }
         mutex.deallocate()
         #if DEBUG
         owner.destroy()
@@ -61,22 +77,29 @@ public final class Lock {
 
     /// Acquires the lock, waiting as long as another thread holds it.
     ///
-    /// Prefer ``withLock(_:)``, which cannot forget to unlock. Every `lock()` must be balanced
+    /// Prefer ``withLock(file:line:_:)``, which cannot forget to unlock. Every `lock()` must be balanced
     /// by an ``unlock()`` on the same thread.
     ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
     /// - Warning: Calling `lock()` on the thread that already holds the lock deadlocks; in
     ///   debug builds it traps with a message instead.
     @inlinable
-    public func lock() {
+    public func lock(file: StaticString = #fileID, line: UInt = #line) {
         #if DEBUG
         let me = currentThreadID()
         if owner.load(ordering: .relaxed) == me {
-            fatalError(
-                "Lock: re-locked on the thread that already holds it; this would deadlock. "
-                    + "Lock is not recursive: use RecursiveLock, or restructure so the lock is taken once.")
+            LockTracking.reentered(self, identity, file: file, line: line)
         }
         #endif
-        mutex.lock()
+        if _slowPath(baton_lock_diagnostics() != 0) {
+            LockTracking.acquire(
+                self, identity, .exclusive, file: file, line: line, tryAcquire: { mutex.tryLock() },
+                acquire: { mutex.lock() })
+        } else {
+            mutex.lock()
+        }
         #if DEBUG
         owner.store(me, ordering: .relaxed)
         #endif
@@ -84,10 +107,18 @@ public final class Lock {
 
     /// Acquires the lock if no thread holds it, without waiting.
     ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
     /// - Returns: `true` if the caller now holds the lock and must call ``unlock()``.
     @inlinable
-    public func tryLock() -> Bool {
-        guard mutex.tryLock() else { return false }
+    public func tryLock(file: StaticString = #fileID, line: UInt = #line) -> Bool {
+        let acquired =
+            _slowPath(baton_lock_diagnostics() != 0)
+            ? LockTracking.tryAcquire(
+                self, identity, .exclusive, file: file, line: line, tryAcquire: { mutex.tryLock() })
+            : mutex.tryLock()
+        guard acquired else { return false }
         #if DEBUG
         owner.store(currentThreadID(), ordering: .relaxed)
         #endif
@@ -110,24 +141,32 @@ public final class Lock {
         }
         owner.store(0, ordering: .relaxed)
         #endif
-        mutex.unlock()
+        if _slowPath(baton_lock_diagnostics() != 0) {
+            LockTracking.release(self) { mutex.unlock() }
+        } else {
+            mutex.unlock()
+        }
     }
 
     /// Runs `body` while holding the lock, and returns its result.
     ///
     /// The lock is released when `body` returns or throws.
     ///
-    /// - Parameter body: The critical section. Keep it short; do not call code that may take
-    ///   this lock again.
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: The critical section. Keep it short; do not call code that may take this lock
+    ///     again.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
     /// - Warning: Not re-entrant: taking the same lock inside `body` deadlocks (traps in debug
     ///   builds).
     @inlinable
     public func withLock<Result, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        lock()
+        lock(file: file, line: line)
         defer { unlock() }
         return try body()
     }
@@ -135,13 +174,18 @@ public final class Lock {
     /// Runs `body` while holding the lock if the lock is free; returns `nil` at once, without
     /// running `body`, if another thread holds it.
     ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: The critical section.
     /// - Returns: What `body` returns, or `nil` if the lock was held.
     /// - Throws: What `body` throws.
     @inlinable
     public func tryWithLock<Result, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result? {
-        guard tryLock() else { return nil }
+        guard tryLock(file: file, line: line) else { return nil }
         defer { unlock() }
         return try body()
     }

@@ -3,8 +3,8 @@
 ///
 /// The classic way to make a class thread-safe is a private serial queue or lock and a naming
 /// convention ("only touch `_state` on the queue"). `Protected` makes the compiler enforce it:
-/// the state is reachable only inside ``read(_:)`` (shared with other readers) and
-/// ``write(_:)`` (exclusive), so no access can forget the lock. A composed action — swap two
+/// the state is reachable only inside ``read(file:line:_:)`` (shared with other readers) and
+/// ``write(file:line:_:)`` (exclusive), so no access can forget the lock. A composed action — swap two
 /// fields, take a value and replace it — is one `write`, and so atomic.
 ///
 /// A class with several properties becomes thread-safe without changing its public interface
@@ -55,51 +55,66 @@
 ///   state escape the closure (for example a class instance stored inside it) and use it later
 ///   without the lock.
 public final class Protected<State> {
-    @usableFromInline let lock = ReadWriteLock()
+    @usableFromInline let lock: ReadWriteLock
     /// Guarded by `lock`. The lock, not the runtime's exclusivity check, keeps accesses apart.
     @exclusivity(unchecked) @usableFromInline var state: State
 
     /// Creates a protected value.
     ///
-    /// - Parameter initial: The initial state.
-    public init(_ initial: State) {
+    /// - Parameters:
+    ///   - initial: The initial state.
+    ///   - name: A name for ``LockDiagnostics`` reports and statistics about its lock.
+    ///   - file: The creation site's file, for diagnostics reports; leave the default.
+    ///   - line: The creation site's line, for diagnostics reports; leave the default.
+    public init(_ initial: State, name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
         state = initial
+        lock = ReadWriteLock(name: name, file: file, line: line)
     }
 
     /// Runs `body` with shared read access to the state, and returns its result.
     ///
     /// Other readers may run at the same time; writers wait.
     ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: Reads the state.
     /// - Returns: What `body` returns (usually a value derived from the state).
     /// - Throws: What `body` throws.
     /// - Warning: Not re-entrant: calling `read` or `write` on this instance inside `body`
     ///   deadlocks when a writer is waiting.
     @inlinable
     public func read<Result, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line,
         _ body: (borrowing State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try lock.withReadLock { () throws(Failure) -> Result in try body(state) }
+        try lock.withReadLock(file: file, line: line) { () throws(Failure) -> Result in try body(state) }
     }
 
     /// Runs `body` with exclusive, mutable access to the state, and returns its result.
     ///
     /// Everything `body` does is one atomic step to every other thread.
     ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: Reads and changes the state.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws; changes made before the throw are kept.
     /// - Warning: Not re-entrant: calling `read` or `write` on this instance inside `body`
     ///   deadlocks.
     @inlinable
     public func write<Result, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line,
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try lock.withWriteLock { () throws(Failure) -> Result in try body(&state) }
+        try lock.withWriteLock(file: file, line: line) { () throws(Failure) -> Result in try body(&state) }
     }
 
     /// A copy of the current state, taken under the read lock.
     ///
     /// Two reads of `value` are two separate snapshots: to act on the state consistently, do
-    /// the whole action inside one ``read(_:)`` or ``write(_:)``.
+    /// the whole action inside one ``read(file:line:_:)`` or ``write(file:line:_:)``.
     @inlinable
     public var value: State {
         lock.withReadLock { state }

@@ -1,3 +1,5 @@
+import CBatonPlatform
+
 /// A reader-writer lock: any number of readers at once, or one writer alone.
 ///
 /// Use it for state that is read far more often than it is written: readers run in parallel,
@@ -23,35 +25,109 @@
 ///
 /// Thread safety: every method may be called from any thread.
 ///
+/// ``LockDiagnostics`` checks its acquisitions for order inversions and re-entry (by default in
+/// debug builds); give the lock a `name` to make reports and statistics easier to read.
+///
 /// - Warning: Neither lock is re-entrant. Taking the write lock while holding the read lock
 ///   (an "upgrade") deadlocks, and so does taking the read lock again inside a read section
 ///   while a writer waits: the writer waits for the outer reader, the inner read waits for the
 ///   writer.
 public final class ReadWriteLock {
     @usableFromInline let rwlock: PlatformRWLock
+    @usableFromInline let identity: LockIdentity
 
     /// Creates an unlocked lock.
-    public init() {
+    ///
+    /// - Parameters:
+    ///   - name: A name for ``LockDiagnostics`` reports and statistics; locks that share a name
+    ///     share their statistics.
+    ///   - file: The creation site's file, for diagnostics reports; leave the default.
+    ///   - line: The creation site's line, for diagnostics reports; leave the default.
+    public init(name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
         rwlock = PlatformRWLock()
+        identity = LockIdentity(.readWriteLock, name: name, file: file, line: line)
     }
 
+    /// The name given at creation, if any.
+    public var name: String? { identity.name }
+
     deinit {
+        if baton_lock_diagnostics_used() { LockOrderGraph.shared.remove(ObjectIdentifier(self)) }
         rwlock.deallocate()
+    }
+
+    @inlinable
+    func lockRead(file: StaticString, line: UInt) {
+        if _slowPath(baton_lock_diagnostics() != 0) {
+            LockTracking.acquire(
+                self, identity, .shared, file: file, line: line, tryAcquire: { rwlock.tryLockRead() },
+                acquire: { rwlock.lockRead() })
+        } else {
+            rwlock.lockRead()
+        }
+    }
+
+    @inlinable
+    func lockWrite(file: StaticString, line: UInt) {
+        if _slowPath(baton_lock_diagnostics() != 0) {
+            LockTracking.acquire(
+                self, identity, .exclusive, file: file, line: line, tryAcquire: { rwlock.tryLockWrite() },
+                acquire: { rwlock.lockWrite() })
+        } else {
+            rwlock.lockWrite()
+        }
+    }
+
+    @inlinable
+    func tryLockRead(file: StaticString, line: UInt) -> Bool {
+        guard _slowPath(baton_lock_diagnostics() != 0) else { return rwlock.tryLockRead() }
+        return LockTracking.tryAcquire(
+            self, identity, .shared, file: file, line: line, tryAcquire: { rwlock.tryLockRead() })
+    }
+
+    @inlinable
+    func tryLockWrite(file: StaticString, line: UInt) -> Bool {
+        guard _slowPath(baton_lock_diagnostics() != 0) else { return rwlock.tryLockWrite() }
+        return LockTracking.tryAcquire(
+            self, identity, .exclusive, file: file, line: line, tryAcquire: { rwlock.tryLockWrite() })
+    }
+
+    @inlinable
+    func unlockRead() {
+        if _slowPath(baton_lock_diagnostics() != 0) {
+            LockTracking.release(self) { rwlock.unlockRead() }
+        } else {
+            rwlock.unlockRead()
+        }
+    }
+
+    @inlinable
+    func unlockWrite() {
+        if _slowPath(baton_lock_diagnostics() != 0) {
+            LockTracking.release(self) { rwlock.unlockWrite() }
+        } else {
+            rwlock.unlockWrite()
+        }
     }
 
     /// Runs `body` while holding the lock shared with other readers, and returns its result.
     ///
     /// Waits while a writer holds the lock or waits for it.
     ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: The critical section.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws; the lock is released either way.
     /// - Warning: Do not write shared state inside `body`, and do not take this lock again.
     @inlinable
     public func withReadLock<Result, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        rwlock.lockRead()
-        defer { rwlock.unlockRead() }
+        lockRead(file: file, line: line)
+        defer { unlockRead() }
         return try body()
     }
 
@@ -60,43 +136,58 @@ public final class ReadWriteLock {
     /// Waits until no reader or writer holds the lock; readers that arrive meanwhile wait
     /// behind this writer.
     ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: The critical section.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws; the lock is released either way.
     /// - Warning: Do not take this lock again inside `body`.
     @inlinable
     public func withWriteLock<Result, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        rwlock.lockWrite()
-        defer { rwlock.unlockWrite() }
+        lockWrite(file: file, line: line)
+        defer { unlockWrite() }
         return try body()
     }
 
     /// Runs `body` under the read lock if it can be taken at once; returns `nil` without running
     /// `body` if a writer holds the lock or waits for it.
     ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: The critical section.
     /// - Returns: What `body` returns, or `nil` if the read lock was not available.
     /// - Throws: What `body` throws.
     @inlinable
     public func tryWithReadLock<Result, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result? {
-        guard rwlock.tryLockRead() else { return nil }
-        defer { rwlock.unlockRead() }
+        guard tryLockRead(file: file, line: line) else { return nil }
+        defer { unlockRead() }
         return try body()
     }
 
     /// Runs `body` under the write lock if it can be taken at once; returns `nil` without running
     /// `body` if any reader or writer holds the lock.
     ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: The critical section.
     /// - Returns: What `body` returns, or `nil` if the write lock was not available.
     /// - Throws: What `body` throws.
     @inlinable
     public func tryWithWriteLock<Result, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result? {
-        guard rwlock.tryLockWrite() else { return nil }
-        defer { rwlock.unlockWrite() }
+        guard tryLockWrite(file: file, line: line) else { return nil }
+        defer { unlockWrite() }
         return try body()
     }
 }

@@ -1,4 +1,5 @@
 import Atomics
+import CBatonPlatform
 
 /// A mutual-exclusion lock that the thread holding it may acquire again.
 ///
@@ -22,6 +23,7 @@ import Atomics
 ///   `…AssumingLockHeld` helper where you can.
 public final class RecursiveLock {
     @usableFromInline let mutex: PlatformMutex
+    @usableFromInline let identity: LockIdentity
     /// The holder's thread, 0 when free. Only the holder writes it, so a thread that reads its
     /// own ID here holds the lock.
     @usableFromInline let owner: UnsafeAtomic<UInt>
@@ -29,40 +31,69 @@ public final class RecursiveLock {
     @exclusivity(unchecked) @usableFromInline var depth = 0
 
     /// Creates an unlocked lock.
-    public init() {
+    ///
+    /// - Parameters:
+    ///   - name: A name for ``LockDiagnostics`` reports and statistics; locks that share a name
+    ///     share their statistics.
+    ///   - file: The creation site's file, for diagnostics reports; leave the default.
+    ///   - line: The creation site's line, for diagnostics reports; leave the default.
+    public init(name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
         mutex = PlatformMutex()
+        identity = LockIdentity(.recursiveLock, name: name, file: file, line: line)
         owner = .create(0)
     }
 
+    /// The name given at creation, if any.
+    public var name: String? { identity.name }
+
     deinit {
+        if baton_lock_diagnostics_used() { LockOrderGraph.shared.remove(ObjectIdentifier(self)) }
         mutex.deallocate()
         owner.destroy()
     }
 
     /// Acquires the lock, or enters it once more if the calling thread holds it already.
+    ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
     @inlinable
-    public func lock() {
+    public func lock(file: StaticString = #fileID, line: UInt = #line) {
         let me = currentThreadID()
         if owner.load(ordering: .relaxed) == me {
             depth += 1
             return
         }
-        mutex.lock()
+        if _slowPath(baton_lock_diagnostics() != 0) {
+            LockTracking.acquire(
+                self, identity, .exclusive, file: file, line: line, tryAcquire: { mutex.tryLock() },
+                acquire: { mutex.lock() })
+        } else {
+            mutex.lock()
+        }
         owner.store(me, ordering: .relaxed)
         depth = 1
     }
 
     /// Acquires the lock if it is free or already held by the calling thread, without waiting.
     ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
     /// - Returns: `true` if the caller now holds the lock and must call ``unlock()``.
     @inlinable
-    public func tryLock() -> Bool {
+    public func tryLock(file: StaticString = #fileID, line: UInt = #line) -> Bool {
         let me = currentThreadID()
         if owner.load(ordering: .relaxed) == me {
             depth += 1
             return true
         }
-        guard mutex.tryLock() else { return false }
+        let acquired =
+            _slowPath(baton_lock_diagnostics() != 0)
+            ? LockTracking.tryAcquire(
+                self, identity, .exclusive, file: file, line: line, tryAcquire: { mutex.tryLock() })
+            : mutex.tryLock()
+        guard acquired else { return false }
         owner.store(me, ordering: .relaxed)
         depth = 1
         return true
@@ -80,20 +111,29 @@ public final class RecursiveLock {
         depth -= 1
         if depth == 0 {
             owner.store(0, ordering: .relaxed)
-            mutex.unlock()
+            if _slowPath(baton_lock_diagnostics() != 0) {
+                LockTracking.release(self) { mutex.unlock() }
+            } else {
+                mutex.unlock()
+            }
         }
     }
 
     /// Runs `body` while holding the lock, and returns its result. `body` may take this lock
     /// again.
     ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: The critical section; it may take this lock again.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws; the lock is released either way.
     @inlinable
     public func withLock<Result, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        lock()
+        lock(file: file, line: line)
         defer { unlock() }
         return try body()
     }
@@ -101,13 +141,18 @@ public final class RecursiveLock {
     /// Runs `body` while holding the lock if the lock is free or held by the calling thread;
     /// returns `nil` at once, without running `body`, if another thread holds it.
     ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: The critical section; it may take this lock again.
     /// - Returns: What `body` returns, or `nil` if another thread held the lock.
     /// - Throws: What `body` throws.
     @inlinable
     public func tryWithLock<Result, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result? {
-        guard tryLock() else { return nil }
+        guard tryLock(file: file, line: line) else { return nil }
         defer { unlock() }
         return try body()
     }

@@ -1,5 +1,8 @@
 #include "CBatonPlatform.h"
 
+uint32_t baton_lock_diagnostics_word = BATON_LOCK_DIAGNOSTICS_UNSET;
+uint32_t baton_lock_diagnostics_used_word = 0;
+
 #if defined(__linux__)
 #include <linux/futex.h>
 #include <sys/syscall.h>

@@ -12,6 +12,41 @@ static inline void baton_cpu_relax(void) {
 #endif
 }
 
+/// Which lock diagnostics are on: a bit set owned by `LockDiagnostics` in BatonLocks, 0 when
+/// all are off. It starts as `BATON_LOCK_DIAGNOSTICS_UNSET` so that the first lock operation
+/// installs the build's defaults. Every lock operation reads it, so it is a plain word behind
+/// an inline relaxed load: the cost of diagnostics being off is one load and one branch.
+extern uint32_t baton_lock_diagnostics_word;
+
+/// Set once any lock operation has gone through the diagnostics, so that a lock's deinit knows
+/// whether the lock-order graph may hold it.
+extern uint32_t baton_lock_diagnostics_used_word;
+
+#define BATON_LOCK_DIAGNOSTICS_UNSET 0x80000000u
+
+static inline uint32_t baton_lock_diagnostics(void) {
+    return __atomic_load_n(&baton_lock_diagnostics_word, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t baton_lock_diagnostics_exchange(uint32_t value) {
+    return __atomic_exchange_n(&baton_lock_diagnostics_word, value, __ATOMIC_SEQ_CST);
+}
+
+static inline _Bool baton_lock_diagnostics_compare_exchange(uint32_t expected, uint32_t value) {
+    return __atomic_compare_exchange_n(
+        &baton_lock_diagnostics_word, &expected, value, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+static inline _Bool baton_lock_diagnostics_used(void) {
+    return __atomic_load_n(&baton_lock_diagnostics_used_word, __ATOMIC_RELAXED) != 0;
+}
+
+static inline void baton_lock_diagnostics_mark_used(void) {
+    if (!baton_lock_diagnostics_used()) {
+        __atomic_store_n(&baton_lock_diagnostics_used_word, 1, __ATOMIC_RELAXED);
+    }
+}
+
 #if defined(__linux__)
 /// Blocks while `*address == expected` (FUTEX_WAIT_PRIVATE). Returns 0 when woken, -1 with errno
 /// otherwise (EAGAIN when the value had already changed, EINTR on a signal); callers re-check

@@ -1,0 +1,31 @@
+/// What a lock diagnostic says about one lock: its kind, the name it was given, and where it was
+/// created.
+public struct LockDescription: Sendable, Hashable, CustomStringConvertible {
+    /// The kinds of Baton lock.
+    public enum Kind: String, Sendable, Hashable {
+        case lock = "Lock"
+        case recursiveLock = "RecursiveLock"
+        case readWriteLock = "ReadWriteLock"
+    }
+
+    /// The lock's type.
+    public let kind: Kind
+    /// The name given when the lock was created, if any.
+    public let name: String?
+    /// Where the lock was created.
+    public let createdAt: SourceSite
+
+    /// Creates a description.
+    public init(kind: Kind, name: String?, createdAt: SourceSite) {
+        self.kind = kind
+        self.name = name
+        self.createdAt = createdAt
+    }
+
+    /// `Lock "accounts" (created at App/Bank.swift:12)`, or without the quoted name for an
+    /// unnamed lock.
+    public var description: String {
+        let named = name.map { " \"\($0)\"" } ?? ""
+        return "\(kind.rawValue)\(named) (created at \(createdAt))"
+    }
+}

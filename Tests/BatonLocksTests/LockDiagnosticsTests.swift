@@ -1,0 +1,313 @@
+import Foundation
+import Testing
+
+@testable import BatonLocks
+
+// These tests change process-wide switches, so they run one at a time; other suites may run
+// beside them, which is why every check looks only at reports about its own locks.
+@Suite("Lock diagnostics", .serialized)
+struct LockDiagnosticsTests {
+    /// Runs `body` on a thread of its own and waits for it, so that two orders are seen on two
+    /// different threads, one after the other: never at the same time, so never a deadlock.
+    private func onThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+        startThread(body).join()
+    }
+
+    #if DEBUG
+    @Test("The lock-order check is on by default in a debug build")
+    func onByDefaultInDebug() {
+        #expect(LockDiagnostics.checksLockOrder)
+    }
+    #endif
+
+    @Test("AB/BA on two threads is reported once, naming both locks, both orders and all four call sites")
+    func abbaIsReported() throws {
+        let prefix = DiagnosticsCapture.start("abba")
+        let a = Lock(name: "\(prefix)-a")
+        let b = Lock(name: "\(prefix)-b")
+        let abLine = #line + 1
+        #expect(onThread { a.withLock { b.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+
+        let baLine = #line + 1
+        #expect(onThread { b.withLock { a.withLock {} } })
+        // Seen again, the same cycle is not reported twice.
+        #expect(onThread { b.withLock { a.withLock {} } })
+
+        let reports = DiagnosticsCapture.reports(about: prefix)
+        #expect(reports.count == 1)
+        let inversion = try #require(reports.first?.inversion)
+        #expect(inversion.newOrder.first.name == "\(prefix)-b")
+        #expect(inversion.newOrder.second.name == "\(prefix)-a")
+        #expect(inversion.newOrder.firstTakenAt == SourceSite(fileID: #fileID, line: baLine))
+        #expect(inversion.newOrder.secondTakenAt == SourceSite(fileID: #fileID, line: baLine))
+        #expect(inversion.earlierOrders.count == 1)
+        let earlier = try #require(inversion.earlierOrders.first)
+        #expect(earlier.first.name == "\(prefix)-a")
+        #expect(earlier.second.name == "\(prefix)-b")
+        #expect(earlier.firstTakenAt == SourceSite(fileID: #fileID, line: abLine))
+        #expect(Set(inversion.locks.compactMap(\.name)) == ["\(prefix)-a", "\(prefix)-b"])
+        #expect(inversion.locks.allSatisfy { $0.kind == .lock && $0.createdAt.fileID == #fileID })
+        let text = inversion.description
+        #expect(text.contains("lock-order inversion"))
+        #expect(text.contains("\"\(prefix)-a\"") && text.contains("\"\(prefix)-b\""))
+        #expect(text.contains("\(#fileID):\(abLine)") && text.contains("\(#fileID):\(baLine)"))
+    }
+
+    @Test("A cycle through three locks of three kinds is reported with the chain that closes it")
+    func threeLockCycle() throws {
+        let prefix = DiagnosticsCapture.start("cycle3")
+        let a = Lock(name: "\(prefix)-a")
+        let b = ReadWriteLock(name: "\(prefix)-b")
+        let c = RecursiveLock(name: "\(prefix)-c")
+        #expect(onThread { a.withLock { b.withReadLock {} } })
+        #expect(onThread { b.withWriteLock { c.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+        #expect(onThread { c.withLock { a.withLock {} } })
+
+        let reports = DiagnosticsCapture.reports(about: prefix)
+        #expect(reports.count == 1)
+        let inversion = try #require(reports.first?.inversion)
+        #expect(inversion.newOrder.first.name == "\(prefix)-c")
+        #expect(inversion.newOrder.second.name == "\(prefix)-a")
+        #expect(
+            inversion.earlierOrders.map { [$0.first.name, $0.second.name] } == [
+                ["\(prefix)-a", "\(prefix)-b"], ["\(prefix)-b", "\(prefix)-c"],
+            ])
+        #expect(inversion.locks.map(\.kind) == [.lock, .readWriteLock, .recursiveLock])
+    }
+
+    @Test("Protected values taken in opposite orders are reported too")
+    func protectedInversion() {
+        let prefix = DiagnosticsCapture.start("protected")
+        let left = Protected(0, name: "\(prefix)-left")
+        let right = Protected(0, name: "\(prefix)-right")
+        #expect(onThread { left.write { l in right.read { l += $0 } } })
+        #expect(onThread { right.write { r in left.read { r += $0 } } })
+        #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 1)
+    }
+
+    @Test("Taking locks in one consistent order on many threads reports nothing")
+    func consistentOrderIsQuiet() {
+        let prefix = DiagnosticsCapture.start("consistent")
+        let outer = Lock(name: "\(prefix)-outer")
+        let middle = ReadWriteLock(name: "\(prefix)-middle")
+        let inner = RecursiveLock(name: "\(prefix)-inner")
+        let total = Guarded(0)  // guarded by `inner`
+        #expect(
+            raceThreads(4) { _ in
+                for round in 0..<1_000 {
+                    outer.withLock {
+                        if round.isMultiple(of: 2) {
+                            middle.withReadLock { inner.withLock { inner.withLock { total.value += 1 } } }
+                        } else {
+                            inner.withLock { total.value += 1 }  // skips the middle: still the same order
+                        }
+                    }
+                }
+            })
+        #expect(inner.withLock { total.value } == 4_000)
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+    }
+
+    @Test("A lock leaves the order graph when it is deinitialised, so a reused address inherits nothing")
+    func deinitLeavesTheGraph() {
+        let prefix = DiagnosticsCapture.start("deinit")
+        var outer: Lock? = Lock(name: "\(prefix)-outer")
+        var inner: ReadWriteLock? = ReadWriteLock(name: "\(prefix)-inner")
+        let ids = [ObjectIdentifier(outer!), ObjectIdentifier(inner!)]
+        outer!.withLock { inner!.withWriteLock {} }
+        #expect(ids.allSatisfy(LockOrderGraph.shared.contains))
+        outer = nil
+        inner = nil
+        #expect(!ids.contains(where: LockOrderGraph.shared.contains))
+    }
+
+    @Test("A try-lock never blocks, so it records no order; locks taken under it still do")
+    func tryLocksRecordNoOrder() {
+        let prefix = DiagnosticsCapture.start("try")
+        let a = Lock(name: "\(prefix)-a")
+        let b = Lock(name: "\(prefix)-b")
+        let c = Lock(name: "\(prefix)-c")
+        #expect(onThread { a.withLock { _ = b.tryWithLock {} } })
+        #expect(onThread { b.withLock { a.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+
+        #expect(onThread { _ = b.tryWithLock { c.withLock {} } })
+        #expect(onThread { c.withLock { b.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 1)
+    }
+
+    @Test("With the check off, an inversion goes unreported; switched back on, it is caught")
+    func switchableAtRunTime() {
+        let prefix = DiagnosticsCapture.start("switch")
+        let before = LockDiagnostics.checksLockOrder
+        defer { LockDiagnostics.checksLockOrder = before }
+        let a = Lock(name: "\(prefix)-a")
+        let b = Lock(name: "\(prefix)-b")
+
+        LockDiagnostics.checksLockOrder = false
+        #expect(!LockDiagnostics.checksLockOrder)
+        #expect(onThread { a.withLock { b.withLock {} } })
+        #expect(onThread { b.withLock { a.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+
+        LockDiagnostics.checksLockOrder = true
+        #expect(onThread { a.withLock { b.withLock {} } })
+        #expect(onThread { b.withLock { a.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 1)
+    }
+
+    @Test("A read lock taken again by its reader is reported as a re-entry that can deadlock")
+    func nestedReadIsReported() throws {
+        let prefix = DiagnosticsCapture.start("reread")
+        let lock = ReadWriteLock(name: "\(prefix)-rw")
+        let firstLine = #line + 1
+        let value = lock.withReadLock { lock.withReadLock { 42 } }
+        #expect(value == 42)
+        let reentry = try #require(DiagnosticsCapture.reports(about: prefix).first?.reentry)
+        #expect(!reentry.deadlocks)
+        #expect(reentry.firstTakenAt == SourceSite(fileID: #fileID, line: firstLine))
+        #expect(reentry.takenAgainAt == SourceSite(fileID: #fileID, line: firstLine))
+        #expect(reentry.description.contains("re-locked on the thread that already holds it"))
+    }
+
+    @Test("A RecursiveLock re-entered by its owner is not a re-entry to report")
+    func recursiveReentryIsFine() {
+        let prefix = DiagnosticsCapture.start("recursive")
+        let lock = RecursiveLock(name: "\(prefix)-r")
+        #expect(lock.withLock { lock.withLock { lock.withLock { 3 } } } == 3)
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+    }
+
+    @Test("A critical section longer than the threshold is reported after the lock is released")
+    func longHoldIsReported() throws {
+        let prefix = DiagnosticsCapture.start("hold")
+        let before = LockDiagnostics.holdTimeThreshold
+        defer { LockDiagnostics.holdTimeThreshold = before }
+        LockDiagnostics.holdTimeThreshold = .milliseconds(5)
+        #expect(LockDiagnostics.holdTimeThreshold == .milliseconds(5))
+
+        let lock = Lock(name: "\(prefix)-slow")
+        let heldWhenReported = Locked<Bool?>(nil)
+        LockDiagnostics.setReportHandler { diagnostic in
+            guard diagnostic.locks.contains(where: { $0.name == "\(prefix)-slow" }) else { return }
+            // The report comes after the release: another thread can take the lock at once.
+            heldWhenReported.set(runOnAnotherThread { lock.tryWithLock { true } } != true)
+        }
+        defer { _ = DiagnosticsCapture.start("restore") }
+
+        _ = lock.withLock { usleep(50_000) }
+        #expect(heldWhenReported.get() == false)
+
+        _ = DiagnosticsCapture.start("hold")
+        let line = #line + 1
+        _ = lock.withLock { usleep(50_000) }
+        let hold = try #require(DiagnosticsCapture.reports(about: prefix).first?.longHold)
+        #expect(hold.duration >= .milliseconds(50))
+        #expect(hold.threshold == .milliseconds(5))
+        #expect(hold.takenAt == SourceSite(fileID: #fileID, line: line))
+        #expect(hold.description.contains("\"\(prefix)-slow\""))
+    }
+
+    @Test("Statistics count every acquisition of the locks sharing a name, and the contended ones")
+    func statisticsCount() throws {
+        let prefix = DiagnosticsCapture.start("stats")
+        let before = LockDiagnostics.collectsStatistics
+        defer { LockDiagnostics.collectsStatistics = before }
+        LockDiagnostics.collectsStatistics = true
+        let name = "\(prefix)-shared"
+        let first = Lock(name: name)
+        let second = ReadWriteLock(name: name)
+        let unnamed = Lock()
+
+        let counter = Guarded(0)  // guarded by `first`
+        #expect(
+            raceThreads(4) { _ in
+                for _ in 0..<2_500 {
+                    first.withLock { counter.value += 1 }
+                    second.withReadLock {}
+                    unnamed.withLock {}
+                }
+            })
+        var stats = try #require(LockDiagnostics.statistics().first { $0.name == name })
+        #expect(stats.locks == 2)
+        #expect(stats.acquisitions == 20_000)
+        #expect(stats.contendedAcquisitions <= stats.acquisitions)
+
+        // A waiter that provably parks behind a holder is counted as contended, with its wait.
+        let contendedBefore = stats.contendedAcquisitions
+        let holder = LockHolder { first.withLock($0) }
+        #expect(holder.waitUntilHeld())
+        let waiterID = Locked<String?>(nil)
+        let waiter = startThread {
+            waiterID.set(currentKernelThreadID())
+            first.withLock {}
+        }
+        #expect(eventually { waiterID.get() != nil } && waitUntilParked(waiterID.get()))
+        #expect(holder.releaseAndJoin())
+        #expect(waiter.join())
+        stats = try #require(LockDiagnostics.statistics().first { $0.name == name })
+        #expect(stats.acquisitions == 20_002)
+        #expect(stats.contendedAcquisitions >= contendedBefore + 1)
+        #expect(stats.totalWait > .zero)
+
+        LockDiagnostics.resetStatistics()
+        stats = try #require(LockDiagnostics.statistics().first { $0.name == name })
+        #expect(stats.acquisitions == 0 && stats.contendedAcquisitions == 0 && stats.totalWait == .zero)
+        #expect(stats.locks == 2)
+    }
+
+    @Test("With statistics off, nothing is counted")
+    func statisticsOff() throws {
+        let prefix = DiagnosticsCapture.start("nostats")
+        let before = LockDiagnostics.collectsStatistics
+        defer { LockDiagnostics.collectsStatistics = before }
+        LockDiagnostics.collectsStatistics = false
+        let lock = Lock(name: "\(prefix)-quiet")
+        for _ in 0..<100 { lock.withLock {} }
+        let stats = try #require(LockDiagnostics.statistics().first { $0.name == "\(prefix)-quiet" })
+        #expect(stats.acquisitions == 0)
+    }
+
+    #if DEBUG
+    @Test("Debug: the default handler prints an AB/BA inversion and stops, before any deadlock")
+    func defaultHandlerStopsOnInversion() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            exitSuccessfullyIfStillRunning()
+            let a = Lock(name: "accounts")
+            let b = Lock(name: "ledger")
+            _ = startThread { a.withLock { b.withLock {} } }.join()
+            _ = startThread { b.withLock { a.withLock {} } }.join()
+        }
+        let text = standardError(of: result)
+        #expect(text.contains("lock-order inversion"))
+        #expect(text.contains("Lock \"ledger\" then Lock \"accounts\""))
+        #expect(text.contains("Lock \"accounts\" then Lock \"ledger\""))
+    }
+
+    @Test("Debug: a Lock re-locked by its holder is reported with both call sites, then stops")
+    func reentryReportNamesBothSites() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            exitSuccessfullyIfStillRunning()
+            let lock = Lock(name: "registry")
+            lock.withLock { lock.withLock {} }
+        }
+        let text = standardError(of: result)
+        #expect(text.contains("Lock \"registry\""))
+        #expect(text.contains("re-locked on the thread that already holds it (taken at BatonLocksTests/"))
+    }
+
+    @Test("Debug: a write lock taken under its own read lock (an upgrade) is reported and stops")
+    func upgradeStops() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            exitSuccessfullyIfStillRunning()
+            let lock = ReadWriteLock(name: "settings")
+            lock.withReadLock { lock.withWriteLock {} }
+        }
+        let text = standardError(of: result)
+        #expect(text.contains("ReadWriteLock \"settings\""))
+        #expect(text.contains("cannot be upgraded from read to write"))
+    }
+    #endif
+}
