@@ -75,7 +75,7 @@ public final class Fetcher {
     /// A session this fetcher created (to raise the connection limit), invalidated on deinit.
     private let ownedSession: URLSession?
     private let cache: (any FetchCache)?
-    private let lock = Lock()
+    private let lock = Lock(name: "Fetcher")
     /// Guarded by `lock`.
     private var machine: FetcherStateMachine
 

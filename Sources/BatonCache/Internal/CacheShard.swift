@@ -14,7 +14,7 @@ import BatonLocks
 /// lines that every reader shares.
 @usableFromInline
 final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
-    @usableFromInline let lock = ReadWriteLock()
+    @usableFromInline let lock = ReadWriteLock(name: "MemoryCache.shard")
     /// Guarded by `lock`. The lock, not the runtime's exclusivity check, keeps accesses apart.
     @exclusivity(unchecked) @usableFromInline var state: ShardStateMachine<Key, Value>
     @usableFromInline let counters = ShardCounters()

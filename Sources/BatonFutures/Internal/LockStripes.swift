@@ -10,7 +10,7 @@ import BatonLocks
 @usableFromInline
 enum LockStripes {
     @usableFromInline static let count = 64
-    @usableFromInline static let locks: [Lock] = (0..<count).map { _ in Lock() }
+    @usableFromInline static let locks: [Lock] = (0..<count).map { _ in Lock(name: "Future.stripe") }
 
     @inlinable
     static func lock(for object: AnyObject) -> Lock {

@@ -11,7 +11,7 @@ import BatonLocks
 /// linear in the edges being touched), no user code and no other Baton lock runs inside it,
 /// and Dispatch calls happen after unlock.
 enum JobGraph {
-    static let lock = Lock()
+    static let lock = Lock(name: "JobQueue.graph")
 
     /// The number of the current cycle search or batch check. Guarded by `lock`.
     nonisolated(unsafe) private static var searchNumber: UInt64 = 0
