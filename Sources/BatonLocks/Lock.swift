@@ -68,7 +68,7 @@ public final class Lock {
     public var name: String? { identity.name }
 
     deinit {
-        if baton_lock_diagnostics_used() { LockOrderGraph.shared.remove(ObjectIdentifier(self)) }
+        LockTracking.forget(self)
         mutex.deallocate()
         #if DEBUG
         owner.destroy()
@@ -93,13 +93,7 @@ public final class Lock {
             LockTracking.reentered(self, identity, file: file, line: line)
         }
         #endif
-        if _slowPath(baton_lock_diagnostics() != 0) {
-            LockTracking.acquire(
-                self, identity, .exclusive, file: file, line: line, tryAcquire: { mutex.tryLock() },
-                acquire: { mutex.lock() })
-        } else {
-            mutex.lock()
-        }
+        mutex.lock(for: self, identity, file: file, line: line)
         #if DEBUG
         owner.store(me, ordering: .relaxed)
         #endif
@@ -113,12 +107,7 @@ public final class Lock {
     /// - Returns: `true` if the caller now holds the lock and must call ``unlock()``.
     @inlinable
     public func tryLock(file: StaticString = #fileID, line: UInt = #line) -> Bool {
-        let acquired =
-            _slowPath(baton_lock_diagnostics() != 0)
-            ? LockTracking.tryAcquire(
-                self, identity, .exclusive, file: file, line: line, tryAcquire: { mutex.tryLock() })
-            : mutex.tryLock()
-        guard acquired else { return false }
+        guard mutex.tryLock(for: self, identity, file: file, line: line) else { return false }
         #if DEBUG
         owner.store(currentThreadID(), ordering: .relaxed)
         #endif
@@ -141,11 +130,7 @@ public final class Lock {
         }
         owner.store(0, ordering: .relaxed)
         #endif
-        if _slowPath(baton_lock_diagnostics() != 0) {
-            LockTracking.release(self) { mutex.unlock() }
-        } else {
-            mutex.unlock()
-        }
+        mutex.unlock(for: self)
     }
 
     /// Runs `body` while holding the lock, and returns its result.

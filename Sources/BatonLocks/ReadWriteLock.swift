@@ -52,7 +52,7 @@ public final class ReadWriteLock {
     public var name: String? { identity.name }
 
     deinit {
-        if baton_lock_diagnostics_used() { LockOrderGraph.shared.remove(ObjectIdentifier(self)) }
+        LockTracking.forget(self)
         rwlock.deallocate()
     }
 

@@ -47,7 +47,7 @@ public final class RecursiveLock {
     public var name: String? { identity.name }
 
     deinit {
-        if baton_lock_diagnostics_used() { LockOrderGraph.shared.remove(ObjectIdentifier(self)) }
+        LockTracking.forget(self)
         mutex.deallocate()
         owner.destroy()
     }
@@ -64,13 +64,7 @@ public final class RecursiveLock {
             depth += 1
             return
         }
-        if _slowPath(baton_lock_diagnostics() != 0) {
-            LockTracking.acquire(
-                self, identity, .exclusive, file: file, line: line, tryAcquire: { mutex.tryLock() },
-                acquire: { mutex.lock() })
-        } else {
-            mutex.lock()
-        }
+        mutex.lock(for: self, identity, file: file, line: line)
         owner.store(me, ordering: .relaxed)
         depth = 1
     }
@@ -88,12 +82,7 @@ public final class RecursiveLock {
             depth += 1
             return true
         }
-        let acquired =
-            _slowPath(baton_lock_diagnostics() != 0)
-            ? LockTracking.tryAcquire(
-                self, identity, .exclusive, file: file, line: line, tryAcquire: { mutex.tryLock() })
-            : mutex.tryLock()
-        guard acquired else { return false }
+        guard mutex.tryLock(for: self, identity, file: file, line: line) else { return false }
         owner.store(me, ordering: .relaxed)
         depth = 1
         return true
@@ -111,11 +100,7 @@ public final class RecursiveLock {
         depth -= 1
         if depth == 0 {
             owner.store(0, ordering: .relaxed)
-            if _slowPath(baton_lock_diagnostics() != 0) {
-                LockTracking.release(self) { mutex.unlock() }
-            } else {
-                mutex.unlock()
-            }
+            mutex.unlock(for: self)
         }
     }
 

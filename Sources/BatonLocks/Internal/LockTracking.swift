@@ -64,6 +64,12 @@ enum LockTracking {
                     threshold: threshold)))
     }
 
+    /// Called by a lock's deinit: takes the lock out of the order graph, if anything was ever
+    /// tracked, before its address can be reused.
+    static func forget(_ lock: AnyObject) {
+        if baton_lock_diagnostics_used() { LockOrderGraph.shared.remove(ObjectIdentifier(lock)) }
+    }
+
     /// Reports a `Lock` re-locked by its holder (found by the debug owner check) and stops.
     @usableFromInline
     static func reentered(_ lock: AnyObject, _ identity: LockIdentity, file: StaticString, line: UInt) -> Never {

@@ -1,0 +1,32 @@
+import CBatonPlatform
+
+/// The mutex operations of `Lock` and `RecursiveLock`: straight to the platform mutex while
+/// every diagnostic is off, through `LockTracking` otherwise.
+extension PlatformMutex {
+    @inlinable
+    func lock(for owner: AnyObject, _ identity: LockIdentity, file: StaticString, line: UInt) {
+        if _slowPath(baton_lock_diagnostics() != 0) {
+            LockTracking.acquire(
+                owner, identity, .exclusive, file: file, line: line, tryAcquire: { tryLock() },
+                acquire: { lock() })
+        } else {
+            lock()
+        }
+    }
+
+    @inlinable
+    func tryLock(for owner: AnyObject, _ identity: LockIdentity, file: StaticString, line: UInt) -> Bool {
+        guard _slowPath(baton_lock_diagnostics() != 0) else { return tryLock() }
+        return LockTracking.tryAcquire(
+            owner, identity, .exclusive, file: file, line: line, tryAcquire: { tryLock() })
+    }
+
+    @inlinable
+    func unlock(for owner: AnyObject) {
+        if _slowPath(baton_lock_diagnostics() != 0) {
+            LockTracking.release(owner) { unlock() }
+        } else {
+            unlock()
+        }
+    }
+}
