@@ -58,7 +58,8 @@ import Testing
     @Test func emptyHistoryIsLinearizable() {
         let history: [HistoryEntry<Counter, Int>] = []
         #expect(LinearizabilityChecker(model: CounterModel()).check(history) == .linearizable)
-        #expect(LinearizabilityChecker(model: CounterModel()).check(history, partitionedBy: { _ in 0 }) == .linearizable)
+        #expect(
+            LinearizabilityChecker(model: CounterModel()).check(history, partitionedBy: { _ in 0 }) == .linearizable)
     }
 
     // MARK: Rejected
@@ -150,7 +151,8 @@ import Testing
             Self.op(.get(2), nil, 3, 4),
             Self.op(.get(1), 10, 5, 6),
         ]
-        #expect(LinearizabilityChecker(model: CacheModel<Int, Int>()).check(history, partitionedBy: \.key) == .linearizable)
+        #expect(
+            LinearizabilityChecker(model: CacheModel<Int, Int>()).check(history, partitionedBy: \.key) == .linearizable)
     }
 
     // MARK: Budget
@@ -170,7 +172,10 @@ import Testing
 
     /// A register whose writes may be lost.
     struct LossyRegister: NondeterministicModel {
-        enum Operation: Hashable { case write(Int), read }
+        enum Operation: Hashable {
+            case write(Int)
+            case read
+        }
         var initialState: Int { 0 }
         func successors(of state: Int, _ input: Operation, _ output: Int) -> Set<Int> {
             switch input {
