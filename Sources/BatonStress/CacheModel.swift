@@ -7,7 +7,8 @@
 ///   or removed);
 /// - an entry that has gone stays gone until the next write: a lookup never brings back a value
 ///   after a lookup saw the key empty;
-/// - a write may be dropped at once (the cache was full), but it replaces whatever was there;
+/// - a write replaces whatever was there, and its entry may itself be evicted at any moment,
+///   even before anyone reads it (another write needed the room, or it expired);
 /// - `removeValue` returns what a lookup would, then the key is empty;
 /// - `value(forKey:orInsert:)` returns the live value if there is one, otherwise stores and
 ///   returns its own.
