@@ -58,10 +58,23 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // `baton stress`: linearizability checking and stress runs of every structure. Not a
+        // product: it is the CLI's engine, like BatonBench.
+        .target(
+            name: "BatonStress",
+            dependencies: [
+                "BatonLocks",
+                "BatonCache",
+                "BatonFutures",
+                "BatonJobs",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
         .executableTarget(
             name: "baton",
             dependencies: [
                 "BatonBench",
+                "BatonStress",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -72,6 +85,7 @@ let package = Package(
         ),
         .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs"]),
         .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench"]),
+        .testTarget(name: "BatonStressTests", dependencies: ["BatonStress", "BatonLocks"]),
         .testTarget(name: "BatonFuturesTests", dependencies: ["BatonFutures", "BatonLocks"]),
         .testTarget(
             name: "BatonHTTPTests",

@@ -4,7 +4,7 @@ import ArgumentParser
 struct BatonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "baton",
-        abstract: "Baton's command line: measure Baton against Foundation, GCD and pthreads.",
-        subcommands: [BenchCommand.self, FetchCommand.self]
+        abstract: "Baton's command line: measure Baton against Foundation, GCD and pthreads, and stress-test it.",
+        subcommands: [BenchCommand.self, FetchCommand.self, StressCommand.self]
     )
 }
