@@ -24,26 +24,32 @@ public struct StressReport: Sendable {
 
     /// The table, one row per structure.
     public func table() -> String {
-        let header = ["structure", "operations", "ops/s", "histories", "undecided", "violations", "time"]
-        let rows = results.map { result in
-            [
-                result.name, formatCount(result.operations), formatCount(Int(result.operationsPerSecond.rounded())),
-                formatCount(result.historiesChecked), formatCount(result.undecidedHistories),
-                formatCount(result.violationCount), formatSeconds(result.elapsed),
-            ]
-        }
-        let widths = header.indices.map { column in
-            ([header] + rows).map { $0[column].count }.max() ?? 0
-        }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { column, cell in
-                let padding = String(repeating: " ", count: widths[column] - cell.count)
-                // The name reads left-aligned, numbers right-aligned.
-                return column == 0 ? cell + padding : padding + cell
+        alignedTable(
+            header: ["structure", "operations", "ops/s", "histories", "undecided", "violations", "time"],
+            rows: results.map { result in
+                [
+                    result.name, formatCount(result.operations),
+                    formatCount(Int(result.operationsPerSecond.rounded())), formatCount(result.historiesChecked),
+                    formatCount(result.undecidedHistories), formatCount(result.violationCount),
+                    formatSeconds(result.elapsed),
+                ]
+            })
+    }
+
+    /// The contention of the named Baton locks each run took, one row per (structure, lock
+    /// name); empty when no run took a named lock.
+    public func lockContention() -> String {
+        let rows = results.flatMap { result in
+            result.lockStatistics.map { lock in
+                [
+                    result.name, lock.name, formatCount(lock.locks), formatCount(lock.acquisitions),
+                    formatPercent(lock.contentionRatio), formatMilliseconds(lock.totalWait),
+                ]
             }
-            .joined(separator: "  ")
         }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+        guard !rows.isEmpty else { return "" }
+        return alignedTable(
+            header: ["structure", "lock", "locks", "acquisitions", "contended", "waiting"], rows: rows, leftColumns: 2)
     }
 
     /// Each violation kept, under the structure that found it; empty when there were none.
@@ -63,9 +69,11 @@ public struct StressReport: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// The table, then the violations if any, then a one-line verdict.
+    /// The table, the lock contention, then the violations if any, then a one-line verdict.
     public func render() -> String {
         var parts = [table()]
+        let contention = lockContention()
+        if !contention.isEmpty { parts.append("lock contention (named Baton locks)\n" + contention) }
         let details = violationDetails()
         if !details.isEmpty { parts.append(details) }
         parts.append(
@@ -75,6 +83,34 @@ public struct StressReport: Sendable {
                     + results.filter { !$0.passed }.map(\.name).joined(separator: ", "))
         return parts.joined(separator: "\n\n")
     }
+}
+
+/// Rows of cells as aligned text columns, two spaces apart: the first `leftColumns` columns
+/// (names) left-aligned, the rest (numbers) right-aligned.
+func alignedTable(header: [String], rows: [[String]], leftColumns: Int = 1) -> String {
+    let widths = header.indices.map { column in
+        ([header] + rows).map { $0[column].count }.max() ?? 0
+    }
+    func line(_ cells: [String]) -> String {
+        cells.enumerated().map { column, cell in
+            let padding = String(repeating: " ", count: widths[column] - cell.count)
+            return column < leftColumns ? cell + padding : padding + cell
+        }
+        .joined(separator: "  ")
+    }
+    return ([line(header)] + rows.map(line)).joined(separator: "\n")
+}
+
+/// A ratio from 0 to 1 as a percentage with one decimal: `12.5%`.
+func formatPercent(_ ratio: Double) -> String {
+    let tenths = Int((ratio * 1000).rounded())
+    return "\(tenths / 10).\(tenths % 10)%"
+}
+
+/// A duration in milliseconds with two decimals: `3.07 ms`.
+func formatMilliseconds(_ duration: Duration) -> String {
+    let hundredths = Int((duration.seconds * 100_000).rounded())
+    return "\(hundredths / 100).\(format2(hundredths % 100)) ms"
 }
 
 /// `1234567` as `1,234,567`.

@@ -1,3 +1,5 @@
+import BatonLocks
+
 /// What one stress run did and found.
 ///
 /// Thread safety: a plain value; `Sendable`.
@@ -19,11 +21,13 @@ public struct StressResult: Sendable, Hashable {
     public var violations: [String]
     /// How long the run took.
     public var elapsed: Duration
+    /// Contention of the named Baton locks taken during the run (see ``LockDiagnostics``).
+    public var lockStatistics: [LockStatistics]
 
     /// Creates a result.
     public init(
         name: String, threads: Int, operations: Int, historiesChecked: Int, undecidedHistories: Int,
-        violationCount: Int, violations: [String], elapsed: Duration
+        violationCount: Int, violations: [String], elapsed: Duration, lockStatistics: [LockStatistics] = []
     ) {
         self.name = name
         self.threads = threads
@@ -33,6 +37,7 @@ public struct StressResult: Sendable, Hashable {
         self.violationCount = violationCount
         self.violations = violations
         self.elapsed = elapsed
+        self.lockStatistics = lockStatistics
     }
 
     /// Whether the run found no violation.

@@ -17,6 +17,8 @@ public struct StressRunner: Sendable {
     public var roundOperations: Int
     /// How long a wait may take before it counts as a hang (see ``StressOptions/hangTimeout``).
     public var hangTimeout: Duration
+    /// Whether each run switches on Baton's lock diagnostics (see ``run(_:progress:)``).
+    public var watchesLocks: Bool
 
     /// Creates a runner.
     ///
@@ -25,13 +27,17 @@ public struct StressRunner: Sendable {
     ///   - threads: Threads per run; at least 2.
     ///   - roundOperations: Operations per recorded round; at least `threads`.
     ///   - hangTimeout: How long a wait may take before it is reported as a hang.
+    ///   - watchesLocks: Whether each run switches on Baton's lock diagnostics. They are
+    ///     process-wide: pass `false` where other code relies on their settings meanwhile.
     public init(
-        totalDuration: Duration, threads: Int, roundOperations: Int = 400, hangTimeout: Duration = .seconds(20)
+        totalDuration: Duration, threads: Int, roundOperations: Int = 400, hangTimeout: Duration = .seconds(20),
+        watchesLocks: Bool = true
     ) {
         self.totalDuration = totalDuration
         self.threads = threads
         self.roundOperations = max(roundOperations, threads)
         self.hangTimeout = hangTimeout
+        self.watchesLocks = watchesLocks
     }
 
     /// The options each of `count` targets runs with: an equal share of the time.
@@ -43,6 +49,11 @@ public struct StressRunner: Sendable {
 
     /// Runs `targets` in order, each for its share of the time, and returns their results.
     ///
+    /// With ``watchesLocks``, each run has Baton's lock diagnostics on: a lock-order inversion or
+    /// a lock re-entry is one more violation of the run, and the contention of the named locks it
+    /// used is kept in its result. The diagnostics' switches and report handler are restored
+    /// afterwards.
+    ///
     /// - Parameter progress: Receives a line when each target starts and when it ends.
     public func run(_ targets: [StressTarget], progress: (String) -> Void = { _ in }) -> [StressResult] {
         let options = options(sharedBy: targets.count)
@@ -51,7 +62,16 @@ public struct StressRunner: Sendable {
             progress(
                 "[\(number + 1)/\(targets.count)] \(target.name): \(target.summary) "
                     + "(\(formatSeconds(options.duration)), \(options.threads) threads)")
-            let result = target.run(options)
+            var result: StressResult
+            if watchesLocks {
+                let findings: LockWatch.Findings
+                (result, findings) = LockWatch.watch { target.run(options) }
+                result.violations += findings.problems
+                result.violationCount += findings.problems.count
+                result.lockStatistics = findings.statistics
+            } else {
+                result = target.run(options)
+            }
             progress(
                 "    \(formatCount(result.operations)) operations, \(formatCount(result.historiesChecked)) histories, "
                     + "\(result.violationCount) violations in \(formatSeconds(result.elapsed))")

@@ -191,7 +191,9 @@ struct LockDiagnosticsTests {
         let lock = Lock(name: "\(prefix)-slow")
         let heldWhenReported = Locked<Bool?>(nil)
         LockDiagnostics.setReportHandler { diagnostic in
-            guard diagnostic.locks.contains(where: { $0.name == "\(prefix)-slow" }) else { return }
+            guard diagnostic.locks.contains(where: { $0.name == "\(prefix)-slow" }) else {
+                return LockDiagnostics.defaultReportHandler(diagnostic)
+            }
             // The report comes after the release: another thread can take the lock at once.
             heldWhenReported.set(runOnAnotherThread { lock.tryWithLock { true } } != true)
         }

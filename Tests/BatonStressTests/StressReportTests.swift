@@ -1,3 +1,4 @@
+import BatonLocks
 import BatonStress
 import Testing
 
@@ -43,5 +44,23 @@ import Testing
         #expect(details.contains("  - round 4: j2\n    second line"))
         #expect(!details.contains("lock"))
         #expect(report.render().hasSuffix("5 violations in jobs"))
+    }
+
+    @Test func lockContentionListsEachNamedLockUnderItsStructure() {
+        var cache = Self.result("cache")
+        cache.lockStatistics = [
+            LockStatistics(
+                name: "MemoryCache.shard", locks: 16, acquisitions: 2_000, contendedAcquisitions: 250,
+                totalWait: .microseconds(3_070))
+        ]
+        let report = StressReport([Self.result("lock"), cache])
+        let lines = report.lockContention().split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix("structure") && lines[0].contains("contended"))
+        #expect(lines[1].hasPrefix("cache "))
+        #expect(lines[1].contains("MemoryCache.shard"))
+        #expect(lines[1].contains("2,000") && lines[1].contains("12.5%") && lines[1].hasSuffix("3.07 ms"))
+        #expect(report.render().contains("lock contention"))
+        #expect(StressReport([Self.result("lock")]).lockContention().isEmpty)
     }
 }

@@ -24,7 +24,7 @@ final class ProtectedCounter: GuardedCounter {
         var second = 0
     }
 
-    private let fields = Protected(Fields())
+    private let fields = Protected(Fields(), name: "stress.protected")
 
     func increment() -> Int {
         fields.write { fields in
@@ -46,7 +46,7 @@ final class ProtectedCounter: GuardedCounter {
 
 /// Two fields guarded by a `Lock`.
 final class LockCounter: GuardedCounter {
-    private let lock = Lock()
+    private let lock = Lock(name: "stress.lock")
     private var first = 0  // guarded by `lock`
     private var second = 0  // guarded by `lock`
 
@@ -70,7 +70,7 @@ extension LockCounter: @unchecked Sendable {}
 
 /// Two fields guarded by a `RecursiveLock` that every access enters twice.
 final class RecursiveLockCounter: GuardedCounter {
-    private let lock = RecursiveLock()
+    private let lock = RecursiveLock(name: "stress.recursive-lock")
     private var first = 0  // guarded by `lock`
     private var second = 0  // guarded by `lock`
 
@@ -94,7 +94,7 @@ extension RecursiveLockCounter: @unchecked Sendable {}
 
 /// Two fields written under a `ReadWriteLock`'s write lock and read under its read lock.
 final class ReadWriteLockCounter: GuardedCounter {
-    private let lock = ReadWriteLock()
+    private let lock = ReadWriteLock(name: "stress.rwlock")
     private var first = 0  // guarded by `lock`
     private var second = 0  // guarded by `lock`
 
