@@ -75,8 +75,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///     Must be positive.
     ///   - policy: How to choose entries to evict; SIEVE by default.
     ///   - shardCount: How many shards to spread keys over, rounded up to a power of two. By
-    ///     default eight per core (at most 64), fewer for a small `countLimit` so that each
-    ///     shard holds at least 32 entries and its policy has something to choose from.
+    ///     default 32 per core (at most 64), fewer for a small `countLimit` so that each shard
+    ///     holds at least 32 entries and its policy has something to choose from.
     ///   - clock: The time source for `timeToLive` and `timeToIdle`; read only when one is set.
     public init(
         countLimit: Int? = nil, costLimit: Int? = nil,
@@ -117,7 +117,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Eight shards per core, at most 64, halved while a shard would hold fewer than 32 of
     /// `countLimit` entries.
     static func defaultShardCount(countLimit: Int?) -> Int {
-        var shards = min(64, powerOfTwo(atLeast: ProcessInfo.processInfo.activeProcessorCount * 8))
+        // Many more shards than cores: on a skewed key stream the hot keys' shards are where
+        // threads meet, and each shard's lock word is a cache line they pass back and forth.
+        var shards = min(64, powerOfTwo(atLeast: ProcessInfo.processInfo.activeProcessorCount * 32))
         if let countLimit {
             while shards > 1 && countLimit / shards < 32 { shards /= 2 }
         }
