@@ -3,8 +3,11 @@
 public struct LockDescription: Sendable, Hashable, CustomStringConvertible {
     /// The kinds of Baton lock.
     public enum Kind: String, Sendable, Hashable {
+        /// A ``Lock``.
         case lock = "Lock"
+        /// A ``RecursiveLock``.
         case recursiveLock = "RecursiveLock"
+        /// A ``ReadWriteLock``, alone or inside a ``Protected``.
         case readWriteLock = "ReadWriteLock"
     }
 

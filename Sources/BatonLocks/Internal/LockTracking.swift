@@ -16,8 +16,8 @@ enum LockTracking {
         let thread = ThreadLockState.current
         let id = ObjectIdentifier(lock)
         if flags & LockDiagnostics.orderBit != 0 {
-            checkReentry(thread, id, identity, mode, SourceSite(file, line))
-            checkOrder(thread, id, identity, SourceSite(file, line))
+            checkReentry(thread, id, identity, mode, file, line)
+            checkOrder(thread, id, identity, file, line)
         }
         if flags & LockDiagnostics.statisticsBit != 0, let counters = identity.counters {
             if tryAcquire() {
@@ -92,19 +92,21 @@ enum LockTracking {
 
     private static func checkReentry(
         _ thread: ThreadLockState, _ id: ObjectIdentifier, _ identity: LockIdentity, _ mode: LockHoldMode,
-        _ site: SourceSite
+        _ file: StaticString, _ line: UInt
     ) {
         // A RecursiveLock's owner re-enters without coming here.
         guard let first = thread.held.last(where: { $0.id == id }) else { return }
         let deadlocks = mode == .exclusive || first.mode == .exclusive
         let reentry = LockReentry(
-            lock: identity.description, firstTakenAt: first.site, takenAgainAt: site, deadlocks: deadlocks)
+            lock: identity.description, firstTakenAt: first.site, takenAgainAt: SourceSite(file, line),
+            deadlocks: deadlocks)
         LockDiagnostics.report(.reentry(reentry))
         if deadlocks { fatalError(reentry.description) }
     }
 
     private static func checkOrder(
-        _ thread: ThreadLockState, _ id: ObjectIdentifier, _ identity: LockIdentity, _ site: SourceSite
+        _ thread: ThreadLockState, _ id: ObjectIdentifier, _ identity: LockIdentity, _ file: StaticString,
+        _ line: UInt
     ) {
         guard !thread.held.isEmpty else { return }
         let generation = LockOrderGraph.shared.generation.load(ordering: .acquiring)
@@ -115,7 +117,9 @@ enum LockTracking {
         var inversions: [LockOrderInversion] = []
         for held in thread.held where held.id != id {
             guard thread.knownOrders.insert(LockOrderGraph.Edge(from: held.id, to: id)).inserted else { continue }
-            if let inversion = LockOrderGraph.shared.record(held: held, acquiring: id, identity, at: site) {
+            if let inversion = LockOrderGraph.shared.record(
+                held: held, acquiring: id, identity, at: SourceSite(file, line))
+            {
                 inversions.append(inversion)
             }
         }
