@@ -43,7 +43,7 @@ import Testing
     @Test("Every structure's run finds no lock inversion and counts its named locks")
     func realRunsAreWatched() async {
         await #expect(processExitsWith: .success) {
-            let runner = StressRunner(totalDuration: .milliseconds(700), threads: 4, roundOperations: 100)
+            let runner = StressRunner(totalDuration: .milliseconds(1_400), threads: 4, roundOperations: 200)
             let results = runner.run(StressTarget.all)
             let named = Set(results.flatMap { $0.lockStatistics.map(\.name) })
             let checks = [
