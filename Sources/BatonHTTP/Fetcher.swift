@@ -233,7 +233,11 @@ public final class Fetcher {
         }
         let all = Promise<[URLResult]>()
         Future.all(results).whenComplete { all.tryComplete(with: $0) }
-        all.onCancel { for request in results.reversed() { request.cancel() } }
+        // Cancel the requests themselves, last first, so the queued ones are withdrawn before a
+        // running one's slot frees. Cancelling `results` instead would fail `Future.all`, which
+        // then cancels every input first to last: the running request first, and its freed slot
+        // could start a queued request of this batch before that one is withdrawn.
+        all.onCancel { for request in requests.reversed() { request.cancel() } }
         if let timeout {
             let deadline = DispatchWorkItemBox {
                 timedOut.write { $0 = true }
