@@ -1,3 +1,4 @@
+import Atomics
 import BatonLocks
 import Dispatch
 
@@ -32,30 +33,74 @@ import Dispatch
 /// without bound: beyond a fixed depth the remaining callbacks run, in order, once the current
 /// callback returns.
 ///
-/// Thread safety: every method may be called from any thread, concurrently.
+/// Thread safety: every method may be called from any thread, concurrently. Whatever the
+/// completing thread wrote before it completed the future is visible to every callback and to
+/// every reader that sees the future complete. Reading a completed future (``result``,
+/// ``isCompleted``, ``whenComplete(on:_:)``, ``all(_:)`` over completed inputs) takes no lock.
 ///
 /// - Warning: Cancelling a derived future cancels its sources. If a source is shared with other
 ///   observers, they see the cancellation too: give each consumer its own source.
 public final class Future<Value: Sendable> {
-    /// Guarded by the lock stripe of this object (``LockStripes``).
+    /// 0 while the future is pending, 1 once `machine` holds its outcome; reached only through
+    /// ``completedFlag`` (atomically), never as a Swift property after `init`.
+    ///
+    /// It must stay the first stored property: ``completedFlag`` finds it at the start of the
+    /// object's stored properties, which keeps the flag inside the future's one allocation.
+    @usableFromInline var completedWord: Int.AtomicRepresentation
+
+    /// Written only under the lock stripe of this object (``LockStripes``), and only while the
+    /// future is pending. Once ``completedFlag`` reads 1 (acquiring) it never changes again, so
+    /// it may then be read without the lock.
     @exclusivity(unchecked) @usableFromInline var machine: FutureStateMachine<Value>
 
     /// Creates a pending future; its ``Promise`` completes it.
     @inlinable
     init() {
+        completedWord = Int.AtomicRepresentation(0)
         machine = FutureStateMachine()
+        assertFlagLayout()
     }
 
     /// Creates a pending future whose cancellation cancels `source`.
     @inlinable
     init(cancelling source: any CancellableFuture) {
+        completedWord = Int.AtomicRepresentation(0)
         machine = FutureStateMachine(cancelling: source)
+        assertFlagLayout()
     }
 
     /// Creates a completed future.
     @inlinable
     init(outcome: Result<Value, any Error>) {
+        completedWord = Int.AtomicRepresentation(1)
         machine = FutureStateMachine(completed: outcome)
+        assertFlagLayout()
+    }
+
+    /// The completion flag, in place in this object: a second allocation per future (a
+    /// `ManagedAtomic`) would cost more than the lock it saves. The same technique as
+    /// `ManagedAtomic` itself.
+    @inlinable
+    var completedFlag: UnsafeAtomic<Int> {
+        UnsafeAtomic(
+            at: _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: Int.AtomicRepresentation.self))
+    }
+
+    /// Checks, in debug builds, that ``completedFlag`` addresses `completedWord`.
+    @inlinable
+    func assertFlagLayout() {
+        assert(
+            withUnsafeMutablePointer(to: &completedWord) { UnsafeMutableRawPointer($0) }
+                == _getUnsafePointerToStoredProperties(self),
+            "BatonFutures: completedWord must be the first stored property of Future")
+    }
+
+    /// The outcome if the future has completed, read without a lock: after the flag's acquiring
+    /// load, `machine` holds the outcome and is never written again.
+    @inlinable
+    var completedOutcome: Result<Value, any Error>? {
+        guard completedFlag.load(ordering: .acquiring) != 0 else { return nil }
+        return machine.outcome
     }
 
     /// Creates a future and runs `body` at once, on the calling thread, with the promise that
@@ -134,6 +179,10 @@ public final class Future<Value: Sendable> {
     public func whenComplete(
         on executor: Executor = .inline, _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) {
+        if let outcome = completedOutcome {
+            executor.run(body, outcome)
+            return
+        }
         let action = lock.withLock { machine.register(FutureCallback(executor: executor, body: body)) }
         if case .run(let outcome) = action {
             executor.run(body, outcome)
@@ -153,19 +202,22 @@ public final class Future<Value: Sendable> {
     }
 
     /// The result, or `nil` while the future is pending.
+    ///
+    /// Reading it takes no lock: it is one atomic load, and a copy of the outcome once there is
+    /// one.
     @inlinable
     public var result: Result<Value, any Error>? {
-        lock.withLock { machine.outcome }
+        completedOutcome
     }
 
     /// Whether the future has completed.
     @inlinable
-    public var isCompleted: Bool { result != nil }
+    public var isCompleted: Bool { completedFlag.load(ordering: .acquiring) != 0 }
 
     /// Whether the future was cancelled (completed with `CancellationError` by ``cancel()``).
     @inlinable
     public var isCancelled: Bool {
-        lock.withLock { machine.isCancelled }
+        completedFlag.load(ordering: .acquiring) != 0 && machine.isCancelled
     }
 
     /// Cancels the future if it is still pending: it completes with `CancellationError`, and
@@ -180,7 +232,13 @@ public final class Future<Value: Sendable> {
     /// Completes the future unless it has completed; returns whether this call completed it.
     @inlinable @discardableResult
     func complete(with outcome: Result<Value, any Error>, cancelling: Bool = false) -> Bool {
-        let action = lock.withLock { machine.complete(outcome, cancelling: cancelling) }
+        if completedFlag.load(ordering: .acquiring) != 0 { return false }
+        let action = lock.withLock {
+            let action = machine.complete(outcome, cancelling: cancelling)
+            // Releasing: whoever reads the flag set also sees the outcome written just before.
+            if case .complete = action { completedFlag.store(1, ordering: .releasing) }
+            return action
+        }
         switch action {
         case .alreadyCompleted:
             return false
@@ -247,7 +305,8 @@ public final class Future<Value: Sendable> {
     }
 }
 
-// `machine` is only touched under the object's lock stripe; everything else is immutable.
+// `machine` is written only under the object's lock stripe, and read without it only after the
+// completion flag's acquiring load has seen the release that followed its last write.
 extension Future: @unchecked Sendable {}
 
 extension Future: CancellableFuture {}

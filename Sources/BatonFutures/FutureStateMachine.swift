@@ -68,6 +68,8 @@ enum SmallList<Element> {
 ///
 /// Every method is a transition made while the future's lock is held; each returns what must
 /// be done after the lock is released (run callbacks, run handlers), and does none of it itself.
+/// Once completed, the machine never changes again: ``Future`` then reads `outcome` and
+/// `isCancelled` without the lock, after its completion flag says so.
 @usableFromInline
 struct FutureStateMachine<Value: Sendable> {
     @usableFromInline typealias Outcome = Result<Value, any Error>

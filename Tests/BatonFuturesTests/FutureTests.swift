@@ -126,6 +126,42 @@ import Testing
         #expect(callbackRuns.all.allSatisfy { $0 == winner })
     }
 
+    @Test(arguments: 1...10) func readersWithoutALockSeeWhatTheCompleterWrote(_ round: Int) async {
+        // `isCompleted`, `result` and `whenComplete` on a completed future take no lock: they
+        // rely on the completion flag's release and acquire. The completer fills a payload with
+        // plain writes and then completes; readers that spin until the future is complete must
+        // see the payload whole, and each callback must run once. Under the thread sanitizer a
+        // missing ordering is reported as a race on the payload's plain fields.
+        let promise = Promise<Payload>()
+        let expected = (0..<64).map { $0 * round }
+        let seen = EventLog<[Int]>()
+        let callbackRuns = EventLog<Int>()
+        let readers: [@Sendable () -> Void] = (0..<4).map { reader in
+            {
+                while !promise.future.isCompleted { sched_yield() }
+                // Each read comes before this thread takes any lock (the logs take one), so only
+                // the future itself can order it after the completer's writes.
+                let direct = try? promise.future.result?.get().words
+                promise.future.whenSuccess { payload in
+                    let words = payload.words
+                    callbackRuns.append(reader)
+                    seen.append(words)
+                }
+                seen.append(direct ?? [])
+            }
+        }
+        let completer: @Sendable () -> Void = {
+            let payload = Payload()
+            payload.words = expected
+            promise.succeed(payload)
+        }
+        await raceThreads(readers + [completer])
+        #expect(seen.count == 8)
+        #expect(seen.all.allSatisfy { $0 == expected })
+        #expect(Set(callbackRuns.all) == [0, 1, 2, 3])
+        #expect(callbackRuns.count == 4)
+    }
+
     @Test(arguments: 1...10) func cancelRacingCompletionDecidesOnce(_ round: Int) async {
         let promise = Promise<Int>()
         let handlerRuns = EventLog<Int>()
@@ -174,4 +210,10 @@ import Testing
         root.succeed(0)
         #expect(try await future.expectValue() == 100_000)
     }
+}
+
+/// Plain memory written by one thread before it completes a future: whoever sees the future
+/// complete must see these writes (the future's completion orders them).
+final class Payload: @unchecked Sendable {
+    var words: [Int] = []
 }
