@@ -15,11 +15,28 @@ extension Future {
     /// - Complexity: O(*n*) for *n* futures.
     @inlinable
     public static func all(_ futures: [Future<Value>]) -> Future<[Value]> {
-        if futures.isEmpty { return .succeeded([]) }
-        let collector = AllCollector(futures)
-        for (index, future) in futures.enumerated() {
+        // The inputs that have completed, from the first on, are read in place (an atomic load
+        // each, no lock): when every input has completed, `all` needs no shared state at all.
+        var values: [Value] = []
+        values.reserveCapacity(futures.count)
+        for future in futures {
+            guard let outcome = future.completedOutcome else { break }
+            switch outcome {
+            case .success(let value):
+                values.append(value)
+            case .failure(let error):
+                for input in futures { input.cancel() }
+                return .failed(error)
+            }
+        }
+        if values.count == futures.count { return .succeeded(values) }
+
+        // From the first pending input on, each input reports to a collector as it completes.
+        let collector = AllCollector(futures, completedPrefix: values)
+        for index in values.count..<futures.count {
+            let future = futures[index]
             // A completed input is read at once: no callback to allocate and register.
-            if let outcome = future.result {
+            if let outcome = future.completedOutcome {
                 collector.receive(index, outcome)
             } else {
                 future.whenComplete { collector.receive(index, $0) }
@@ -83,40 +100,51 @@ extension Future {
 
 /// Gathers the values for ``Future/all(_:)`` in input order, and fails fast.
 ///
-/// Each input writes its own slot, so the writers need no lock between them; the countdown of
-/// `remaining` (release on every decrement, acquire on the last) makes every slot visible to
-/// the input that brings it to zero, which assembles the array. A failure never counts down, so
-/// once one input failed the array is never assembled.
+/// The values of the inputs that had completed before the first pending one arrive together, as
+/// `completedPrefix`; each later input writes its own slot, so the writers need no lock between
+/// them. The countdown of `remaining` (release on every decrement, acquire on the last) makes
+/// every slot visible to the input that brings it to zero, which assembles the array. A failure
+/// never counts down, so once one input failed the array is never assembled.
 @usableFromInline
 final class AllCollector<Value: Sendable> {
     @usableFromInline let inputs: [Future<Value>]
     @usableFromInline let result = Future<[Value]>()
-    /// One slot per input, written once by that input's callback before it counts down.
+    /// The values of `inputs[..<completedPrefix.count]`, read before any slot was written.
+    @usableFromInline let completedPrefix: [Value]
+    /// One slot per input from `completedPrefix.count` on, written once by that input's
+    /// callback before it counts down.
     @usableFromInline let slots: UnsafeMutablePointer<Value?>
+    @usableFromInline let slotCount: Int
     @usableFromInline let remaining: ManagedAtomic<Int>
     /// Claimed by the first input to fail.
     @usableFromInline let failure = Decision()
 
     @inlinable
-    init(_ inputs: [Future<Value>]) {
+    init(_ inputs: [Future<Value>], completedPrefix: [Value]) {
+        precondition(completedPrefix.count < inputs.count, "AllCollector: no input left to wait for")
         self.inputs = inputs
-        slots = .allocate(capacity: inputs.count)
-        slots.initialize(repeating: nil, count: inputs.count)
-        remaining = ManagedAtomic(inputs.count)
+        self.completedPrefix = completedPrefix
+        slotCount = inputs.count - completedPrefix.count
+        slots = .allocate(capacity: slotCount)
+        slots.initialize(repeating: nil, count: slotCount)
+        remaining = ManagedAtomic(slotCount)
     }
 
     deinit {
-        slots.deinitialize(count: inputs.count)
+        slots.deinitialize(count: slotCount)
         slots.deallocate()
     }
 
+    /// Takes the outcome of `inputs[index]`, an input after the completed prefix.
     @inlinable
     func receive(_ index: Int, _ outcome: Result<Value, any Error>) {
         switch outcome {
         case .success(let value):
-            slots[index] = value
+            slots[index - completedPrefix.count] = value
             if remaining.wrappingDecrementThenLoad(ordering: .acquiringAndReleasing) == 0 {
-                let values = UnsafeBufferPointer(start: slots, count: inputs.count).map { $0! }
+                var values = completedPrefix
+                values.reserveCapacity(inputs.count)
+                values.append(contentsOf: UnsafeBufferPointer(start: slots, count: slotCount).lazy.map { $0! })
                 result.complete(with: .success(values))
             }
         case .failure(let error):
@@ -136,5 +164,5 @@ final class AllCollector<Value: Sendable> {
 }
 
 // Each slot is written by one input only, and read only after the atomic countdown has
-// ordered every write before the read; the other fields never change.
+// ordered every write before the read; the other fields never change after `init`.
 extension AllCollector: @unchecked Sendable {}

@@ -155,6 +155,56 @@ import Testing
         #expect(await all.expectError() is CancellationError)
     }
 
+    @Test func allOverCompletedInputsIsCompleteAtOnce() throws {
+        let all = Future.all((0..<100).map { Future.succeeded($0 * 2) })
+        // No callback, no hop: the result is there when `all` returns.
+        #expect(try all.result?.get() == (0..<100).map { $0 * 2 })
+    }
+
+    @Test func allOverCompletedInputsFailsWithTheFirstFailureInInputOrder() {
+        let all = Future.all([.succeeded(0), .failed(TestError(1)), .succeeded(2), .failed(TestError(3))])
+        guard case .failure(let error)? = all.result else {
+            Issue.record("expected a failure at once, got \(String(describing: all.result))")
+            return
+        }
+        #expect(error as? TestError == TestError(1))
+    }
+
+    @Test func aFailureInTheCompletedPrefixCancelsThePendingInputs() {
+        let pending = (0..<3).map { _ in Promise<Int>() }
+        let all = Future.all([.succeeded(0), .failed(TestError(4))] + pending.map(\.future))
+        guard case .failure(let error)? = all.result else {
+            Issue.record("expected a failure at once, got \(String(describing: all.result))")
+            return
+        }
+        #expect(error as? TestError == TestError(4))
+        #expect(pending.allSatisfy { $0.isCancelled })
+    }
+
+    @Test func allJoinsACompletedPrefixWithInputsThatCompleteLater() async throws {
+        // Completed, then pending, then completed again, then pending: the prefix is read at
+        // once, the rest as it arrives, and the values keep the inputs' order.
+        let second = Promise<Int>()
+        let fourth = Promise<Int>()
+        let all = Future.all([.succeeded(0), .succeeded(1), second.future, .succeeded(3), fourth.future])
+        #expect(!all.isCompleted)
+        fourth.succeed(4)
+        #expect(!all.isCompleted)
+        DispatchQueue.global().async { second.succeed(2) }
+        #expect(try await all.expectValue() == [0, 1, 2, 3, 4])
+    }
+
+    @Test func aCompletedFailureAfterAPendingInputFailsAtOnce() {
+        let pending = Promise<Int>()
+        let all = Future.all([.succeeded(0), pending.future, .failed(TestError(5)), .succeeded(3)])
+        guard case .failure(let error)? = all.result else {
+            Issue.record("expected a failure at once, got \(String(describing: all.result))")
+            return
+        }
+        #expect(error as? TestError == TestError(5))
+        #expect(pending.isCancelled)
+    }
+
     @Test func allOverManyAsyncFutures() async throws {
         let futures = (0..<10_000).map { index in
             Future<Int> { promise in DispatchQueue.global().async { promise.succeed(index) } }
