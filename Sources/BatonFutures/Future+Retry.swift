@@ -64,6 +64,9 @@ private final class RetryDriver<Value: Sendable> {
     }
 
     func start(attempt: Int) {
+        // Checked before `make()` too, so a stopped retry whose timer was already firing does
+        // not start work only to cancel it.
+        if lock.withLock({ if case .stopped = step { true } else { false } }) { return }
         let future = make()
         let started: Bool = lock.withLock {
             if case .stopped = step { return false }
