@@ -218,7 +218,7 @@ public final class Fetcher {
     /// Each result is a response (any status) or an error; one failing does not fail the
     /// others. After `timeout`, requests still queued or running are cancelled and their results
     /// are `FutureError.timedOut(after:)` errors. Cancelling the returned future cancels every
-    /// request (queued ones first, so none starts in the meantime).
+    /// request; none that is still queued is sent.
     public func fetchAll(_ urls: [URL], timeout: Duration? = nil) -> Future<[URLResult]> {
         let timedOut = Protected(false)
         let requests = urls.map { result(for: $0) }
@@ -233,15 +233,13 @@ public final class Fetcher {
         }
         let all = Promise<[URLResult]>()
         Future.all(results).whenComplete { all.tryComplete(with: $0) }
-        // Cancel the requests themselves, last first, so the queued ones are withdrawn before a
-        // running one's slot frees. Cancelling `results` instead would fail `Future.all`, which
-        // then cancels every input first to last: the running request first, and its freed slot
-        // could start a queued request of this batch before that one is withdrawn.
-        all.onCancel { for request in requests.reversed() { request.cancel() } }
+        // The requests themselves are cancelled, as one batch (`results` would turn the
+        // cancellation into a value).
+        all.onCancel { self.cancelBatch(requests) }
         if let timeout {
             let deadline = DispatchWorkItemBox {
                 timedOut.write { $0 = true }
-                for request in requests.reversed() { request.cancel() }
+                self.cancelBatch(requests)
             }
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) { deadline.run() }
             all.future.whenComplete { _ in deadline.disarm() }
@@ -265,10 +263,32 @@ public final class Fetcher {
         try await fetchAll(urls, timeout: timeout).value
     }
 
-    /// Cancels every fetch in flight or queued.
+    /// Cancels every fetch in flight or queued. None of the queued requests is sent.
     public func cancelAll() {
-        let shared = lock.withLock { machine.removeAllShared() }
-        for entry in shared { entry.future.cancel() }
+        let shared = lock.withLock {
+            machine.beginHold()
+            return machine.removeAllShared()
+        }
+        cancelHoldingSlots(shared.map(\.future))
+    }
+
+    /// Cancels `requests` so that none of them that is queued starts meanwhile.
+    private func cancelBatch(_ requests: [Future<URLResult>]) {
+        lock.withLock { machine.beginHold() }
+        cancelHoldingSlots(requests)
+    }
+
+    /// Cancels `requests` under a hold the caller began, then ends it.
+    ///
+    /// Cancelling a running request frees its slot (at once or whenever the transport reports);
+    /// without the hold that slot could start a queued request of the same batch that is not
+    /// cancelled yet. Cancellation withdraws a queued request before `cancel()` returns, so once
+    /// every request is cancelled none of the batch is queued, and the slots freed meanwhile go
+    /// to the requests of other callers.
+    private func cancelHoldingSlots(_ requests: [Future<URLResult>]) {
+        for request in requests { request.cancel() }
+        let starts = lock.withLock { machine.endHold() }
+        for start in starts { start() }
     }
 
     /// The number of requests waiting for a slot.

@@ -31,6 +31,10 @@ struct FetcherStateMachine {
     private var head = 0
     /// Queued tickets, with their index in `waiting`.
     private var queuedIndex: [ObjectIdentifier: Int] = [:]
+    /// Cancellations of a batch in progress. While there is one, a freed slot stays free
+    /// instead of passing to a queued request, so no queued request of the batch can start
+    /// before the batch has withdrawn it.
+    private var holds = 0
     /// Shared fetches in flight, by URL, with the number of callers still waiting for each.
     private var inFlight: [URL: (shared: Shared, callers: Int)] = [:]
 
@@ -43,8 +47,11 @@ struct FetcherStateMachine {
     // MARK: Limiter
 
     /// Takes a slot for a request, or queues it. Returns `true` if the caller must start it now.
+    ///
+    /// A free slot goes to the request only if none is queued (slots kept free by a hold
+    /// belong to the queued requests first).
     mutating func admit(_ ticket: Ticket, start: @escaping @Sendable () -> Void) -> Bool {
-        if running < maxConcurrentRequests {
+        if running < maxConcurrentRequests && queuedIndex.isEmpty {
             running += 1
             return true
         }
@@ -54,20 +61,46 @@ struct FetcherStateMachine {
     }
 
     /// A running request has finished: frees its slot, or hands it to the oldest queued request,
-    /// whose `start` the caller must run.
+    /// whose `start` the caller must run. During a hold the slot stays free.
     mutating func finished() -> (@Sendable () -> Void)? {
+        if holds == 0, let next = takeOldestWaiting() {
+            return next.start  // the slot passes straight to it: `running` is unchanged
+        }
+        running -= 1
+        return nil
+    }
+
+    /// Starts a hold: until the matching ``endHold()``, freed slots are not handed on.
+    mutating func beginHold() {
+        holds += 1
+    }
+
+    /// Ends a hold. When the last one ends, returns the `start` of each queued request that
+    /// gets one of the slots freed meanwhile; the caller must run them.
+    mutating func endHold() -> [@Sendable () -> Void] {
+        precondition(holds > 0, "FetcherStateMachine: endHold() without beginHold()")
+        holds -= 1
+        guard holds == 0 else { return [] }
+        var starts: [@Sendable () -> Void] = []
+        while running < maxConcurrentRequests, let next = takeOldestWaiting() {
+            running += 1
+            starts.append(next.start)
+        }
+        return starts
+    }
+
+    /// Removes and returns the oldest queued request, if any.
+    private mutating func takeOldestWaiting() -> Waiting? {
+        defer { compactIfDrained() }
         while head < waiting.count {
             let next = waiting[head]
             waiting[head] = nil
             head += 1
             if let next {
                 queuedIndex[ObjectIdentifier(next.ticket)] = nil
-                compactIfDrained()
-                return next.start  // the slot passes straight to it: `running` is unchanged
+                return next
             }
         }
-        compactIfDrained()
-        running -= 1
         return nil
     }
 

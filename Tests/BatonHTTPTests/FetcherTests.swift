@@ -162,6 +162,55 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         server.release(key, count: 5)
     }
 
+    @Test func cancellingABatchSendsNoneOfItsQueuedRequests() async throws {
+        // One slot. The first URL fails once with 503 and is retried at once: its retry queues
+        // behind the second URL, which the server holds. Cancelling the batch frees the held
+        // request's slot at once (this transport reports a cancellation from `cancel()`), and
+        // whatever the order of the cancellations, that slot must not send the queued retry.
+        let key = uniqueKey("batch")
+        let server = TestServer.shared
+        let flaky = try await TestServer.url("/flaky/\(key)-a?fail=1")
+        let held = try await TestServer.url("/held/\(key)-b")
+        let transport = ImmediateCancelTransport(session: makeSession())
+        let fetcher = Fetcher(
+            transport: transport, maxConcurrentRequests: 1, retryPolicy: .init(attempts: 3, backoff: .none))
+        let all = fetcher.fetchAll([flaky, held])
+        try await server.waitUntil("the second request is held") { server.inFlight("\(key)-b") == 1 }
+        #expect(fetcher.queuedRequests == 1)
+        #expect(transport.sent(flaky) == 1)
+        all.cancel()
+        #expect(fetcher.queuedRequests == 0)
+        #expect(await (try? all.value(within: patience)) == nil)
+        // The slot is free and first in, first out: a later request is sent, and nothing of the
+        // batch was sent before it.
+        let sentinel = uniqueKey("batch-sentinel")
+        let after = try await fetcher.fetch(try await TestServer.url("/hello/\(sentinel)")).value(within: patience)
+        #expect(text(after) == "hello \(sentinel)")
+        #expect(transport.sent(flaky) == 1)
+        #expect(transport.sent(held) == 1)
+        #expect(server.hits("\(key)-a") == 1)
+        server.release("\(key)-b")
+    }
+
+    @Test func cancelAllSendsNoneOfTheQueuedRequests() async throws {
+        let key = uniqueKey("cancel-all")
+        let server = TestServer.shared
+        let transport = ImmediateCancelTransport(session: makeSession())
+        let fetcher = Fetcher(transport: transport, maxConcurrentRequests: 2, retryPolicy: .none)
+        var urls: [URL] = []
+        for index in 0..<6 { urls.append(try await TestServer.url("/held/\(key)?i=\(index)")) }
+        let fetches = urls.map { fetcher.fetch($0) }
+        try await server.waitUntil("two requests are held") { server.inFlight(key) == 2 }
+        #expect(fetcher.queuedRequests == 4)
+        fetcher.cancelAll()
+        #expect(fetcher.queuedRequests == 0)
+        for fetch in fetches { #expect(await (try? fetch.value(within: patience)) == nil) }
+        let sentinel = uniqueKey("cancel-all-sentinel")
+        _ = try await fetcher.fetch(try await TestServer.url("/hello/\(sentinel)")).value(within: patience)
+        #expect(urls.map { transport.sent($0) } == [1, 1, 0, 0, 0, 0])
+        server.release(key, count: 2)
+    }
+
     @Test func cancellingTheAwaitingTaskCancelsTheRequest() async throws {
         let key = uniqueKey("task")
         let url = try await TestServer.url("/held/\(key)")
@@ -241,5 +290,49 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let body = try await fetcher.data(from: try await TestServer.url("/hello/\(key)"))
         #expect(text(body) == "hello \(key)")
         #expect(transport.sent.value == 1)
+    }
+}
+
+/// A transport over a real session that counts the requests it sends and reports a cancelled
+/// request at once, from `cancel()`, as some HTTP clients do (URLSession reports it later, from
+/// its own queue). With it, a cancellation frees the fetcher's slot before `cancel()` returns.
+final class ImmediateCancelTransport: HTTPTransport {
+    let session: URLSession
+    private let sentByURL = Protected<[URL: Int]>([:])
+
+    init(session: URLSession) {
+        self.session = session
+    }
+
+    /// How many requests for `url` were sent.
+    func sent(_ url: URL) -> Int { sentByURL.read { $0[url] ?? 0 } }
+
+    func send(_ request: URLRequest, completion: @escaping @Sendable (URLResult) -> Void) -> any HTTPTransportTask {
+        if let url = request.url { sentByURL.write { $0[url, default: 0] += 1 } }
+        let report = ReportOnce(completion)
+        let task = session.send(request) { report($0) }
+        return CancelReportingTask(task: task, report: report)
+    }
+
+    /// Calls a completion once, whichever of the cancellation and the session comes first.
+    final class ReportOnce: Sendable {
+        private let completion: Protected<(@Sendable (URLResult) -> Void)?>
+        init(_ completion: @escaping @Sendable (URLResult) -> Void) { self.completion = Protected(completion) }
+        func callAsFunction(_ result: URLResult) {
+            let completion = self.completion.write { completion in
+                defer { completion = nil }
+                return completion
+            }
+            completion?(result)
+        }
+    }
+
+    struct CancelReportingTask: HTTPTransportTask {
+        let task: any HTTPTransportTask
+        let report: ReportOnce
+        func cancel() {
+            task.cancel()
+            report(.error(URLError(.cancelled), nil, nil))
+        }
     }
 }
