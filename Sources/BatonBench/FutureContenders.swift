@@ -60,6 +60,36 @@ final class FutureContenders: Sendable {
         return elapsed.nanoseconds / Double(count)
     }
 
+    /// `Future.all` alone: the inputs are made before the clock starts and freed after it stops.
+    func batonJoin(_ count: Int) throws -> Double {
+        let futures = (0..<count).map { Future<Int>.succeeded($0) }
+        var values: [Int] = []
+        let elapsed = try timeThrowing { values = try Future.all(futures).wait() }
+        try check(values, count)
+        return elapsed.nanoseconds / Double(count)
+    }
+
+    /// `whenAllSucceed` alone, as ``batonJoin(_:)``.
+    func nioJoin(_ count: Int) throws -> Double {
+        let loop = self.loop
+        let futures = (0..<count).map { loop.makeSucceededFuture($0) }
+        var values: [Int] = []
+        let elapsed = try timeThrowing { values = try EventLoopFuture.whenAllSucceed(futures, on: loop).wait() }
+        try check(values, count)
+        return elapsed.nanoseconds / Double(count)
+    }
+
+    /// Making and freeing one small object per input, stored in an array as the futures are.
+    func allocationFloor(_ count: Int) -> Double {
+        var sum = 0
+        let elapsed = timeOnThisThread {
+            let inputs = (0..<count).map { InputBox($0) }
+            for input in inputs { sum &+= input.value }
+        }
+        precondition(sum == (0..<count).reduce(0, &+), "the allocation floor lost an input")
+        return elapsed.nanoseconds / Double(count)
+    }
+
     func nioAll(_ count: Int, async: Bool) throws -> Double {
         let loop = self.loop
         let queue = DispatchQueue.global()
@@ -232,6 +262,12 @@ final class FutureContenders: Sendable {
     private func check(_ values: [Int], _ count: Int) throws {
         guard values == Array(0..<count) else { throw BenchFailure("all returned wrong or unordered values") }
     }
+}
+
+/// The smallest object an input could be: one word of payload.
+final class InputBox {
+    let value: Int
+    init(_ value: Int) { self.value = value }
 }
 
 struct BenchFailure: Error, CustomStringConvertible {

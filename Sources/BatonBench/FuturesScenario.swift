@@ -29,6 +29,9 @@ public struct FuturesScenario: Scenario {
         defer { contenders.shutdown() }
 
         var sheet = SampleSheet()
+        /// ns per input to make and free one small object per input: the least any future type
+        /// that is an object pays in "make + join". A note, not a contender: no one picks it.
+        var allocationFloor: [Double] = []
         func record(
             _ name: String, _ contender: String, baton: Bool, unit: String = Unit.nanosecondsPerOperation,
             _ value: Double
@@ -46,12 +49,19 @@ public struct FuturesScenario: Scenario {
             record(single, "Future", baton: true, try contenders.batonSingle(count))
             record(single, "NIO EventLoopPromise", baton: false, try contenders.nioSingle(count))
 
-            let immediate = "all, \(count) immediate"
+            let join = "all, \(count) immediate: join"
+            step(join)
+            record(join, "Future", baton: true, try contenders.batonJoin(count))
+            record(join, "NIO EventLoopPromise", baton: false, try contenders.nioJoin(count))
+            record(join, "DispatchGroup", baton: false, contenders.dispatchGroupAll(count, async: false))
+
+            let immediate = "all, \(count) immediate: make + join"
             step(immediate)
             record(immediate, "Future", baton: true, try contenders.batonAll(count, async: false))
             record(immediate, "NIO EventLoopPromise", baton: false, try contenders.nioAll(count, async: false))
             record(immediate, "DispatchGroup", baton: false, contenders.dispatchGroupAll(count, async: false))
             record(immediate, "TaskGroup", baton: false, contenders.taskGroupAll(count))
+            allocationFloor.append(contenders.allocationFloor(count))
 
             let asynchronous = "all, \(count) async"
             step(asynchronous)
@@ -83,12 +93,22 @@ public struct FuturesScenario: Scenario {
         }
 
         let results = sheet.results
+        let floor = BenchResult.median(of: allocationFloor)
+        let groupMakeAndJoin = results.first { $0.case.hasSuffix("make + join") && $0.contender == "DispatchGroup" }
+        var floorNote =
+            "Making and freeing one small object per input (the least a future that is an object costs) takes \(formatted(floor, digits: 1)) ns here (median)"
+        if let group = groupMakeAndJoin?.median {
+            floorNote += ", \(formatted(floor / group, digits: 2))× the whole DispatchGroup fan-out."
+        } else {
+            floorNote += "."
+        }
         return ScenarioReport(
             scenario: name, cores: activeCores, quick: options.quick, results: results,
             notes: [
                 "ns/op: wall time per future (per map for the chain), lower is better; every contender does the same work.",
                 "create+observe+resolve: make a promise, register one callback, complete it; NIO's runs on its event loop thread (where its callbacks run without a hop), Baton's on a plain thread.",
-                "all, immediate: \(count) already-completed futures joined (NIO whenAllSucceed; DispatchGroup enter/store-under-lock/leave; TaskGroup of \(count) child tasks collected in order).",
+                "all, immediate: join: \(count) futures that completed before the clock started, joined into an array in order (Future.all; NIO whenAllSucceed), against a DispatchGroup fan-out of \(count) results (enter/store-under-lock/leave), which has no inputs to make.",
+                "all, immediate: make + join: the same, with making and freeing the \(count) completed futures inside the clock; TaskGroup runs \(count) child tasks collected in order. \(floorNote)",
                 "all, async: each future is completed by a block on the global dispatch queue; DispatchGroup does the same fan-out with async blocks.",
                 "fail fast: ms from the start until the combination reports the failure; the failing operation alone takes \(Int(fail.nanoseconds / 1e6)) ms. The slow operation is a callback API bridged with a continuation, so it cannot be cancelled: async let and the task group wait for it; zip and all report at once.",
             ])

@@ -22,10 +22,14 @@ import Testing
     @Test func everyCaseHasItsContenders() async throws {
         let report = try await Self.runQuick()
         #expect(report.scenario == "futures")
-        #expect(report.cases.count == 6)
+        #expect(report.cases.count == 7)
         let byCase = Dictionary(grouping: report.results, by: \.case).mapValues { Set($0.map(\.contender)) }
         #expect(byCase["create+observe+resolve"] == ["Future", "NIO EventLoopPromise"])
-        #expect(byCase["all, 100 immediate"] == ["Future", "NIO EventLoopPromise", "DispatchGroup", "TaskGroup"])
+        #expect(byCase["all, 100 immediate: join"] == ["Future", "NIO EventLoopPromise", "DispatchGroup"])
+        #expect(
+            byCase["all, 100 immediate: make + join"] == [
+                "Future", "NIO EventLoopPromise", "DispatchGroup", "TaskGroup",
+            ])
         #expect(byCase["all, 100 async"] == ["Future", "NIO EventLoopPromise", "DispatchGroup", "TaskGroup"])
         #expect(byCase["chain of 100 maps"] == ["Future", "NIO EventLoopPromise"])
         let failFast = report.results.filter { $0.case.hasPrefix("fail fast") }
@@ -40,6 +44,10 @@ import Testing
             #expect(result.median >= 10)
             if result.contender == "async let" { #expect(result.median >= 200) }
         }
+        #expect(
+            report.notes.contains {
+                $0.contains("one small object per input (the least a future that is an object costs) takes")
+            })
         let table = ReportTable(report).render()
         #expect(table.contains("Future vs NIO EventLoopPromise"))
     }
