@@ -57,11 +57,12 @@ public struct FuturesScenario: Scenario {
 
             let immediate = "all, \(count) immediate: make + join"
             step(immediate)
+            // Right before Future's turn, so both see the heap in the same state.
+            allocationFloor.append(contenders.allocationFloor(count))
             record(immediate, "Future", baton: true, try contenders.batonAll(count, async: false))
             record(immediate, "NIO EventLoopPromise", baton: false, try contenders.nioAll(count, async: false))
             record(immediate, "DispatchGroup", baton: false, contenders.dispatchGroupAll(count, async: false))
             record(immediate, "TaskGroup", baton: false, contenders.taskGroupAll(count))
-            allocationFloor.append(contenders.allocationFloor(count))
 
             let asynchronous = "all, \(count) async"
             step(asynchronous)
