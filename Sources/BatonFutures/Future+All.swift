@@ -10,7 +10,8 @@ extension Future {
     /// ```
     ///
     /// Cancelling the returned future cancels every input. An empty array succeeds at once with
-    /// `[]`.
+    /// `[]`. Inputs that have already completed are read in place, without a lock; when all of
+    /// them have, the returned future is already complete.
     ///
     /// - Complexity: O(*n*) for *n* futures.
     @inlinable
