@@ -89,6 +89,37 @@ import Testing
         #expect(await timed.expectError() is CancellationError)
     }
 
+    /// A combination still waiting on work that never finishes, and that work's promises.
+    enum Stuck: String, CaseIterable, Sendable {
+        case map, flatMap, recover, zip2, zip3, all, race, any, retry
+
+        /// The combination and the promises it waits on; each was started and none completes.
+        func make() -> (Future<Int>, [Promise<Int>]) {
+            let pending = (0..<2).map { _ in Promise<Int>() }
+            let (a, b) = (pending[0].future, pending[1].future)
+            switch self {
+            case .map: return (a.map { $0 + 1 }, [pending[0]])
+            case .flatMap: return (Future.succeeded(1).flatMap { _ in a }, [pending[0]])
+            case .recover: return (a.recover { _ in 0 }, [pending[0]])
+            case .zip2: return (zip(Future.succeeded(1), a).map { $0 + $1 }, [pending[0]])
+            case .zip3: return (zip(a, Future.succeeded(1), b).map { $0 + $1 + $2 }, pending)
+            case .all: return (Future.all([Future.succeeded(1), a, b]).map { $0.reduce(0, +) }, pending)
+            case .race: return (Future.race([a, b]), pending)
+            case .any: return (Future.any([.failed(TestError(1)), a, b]), pending)
+            case .retry: return (Future.retry(attempts: 3) { a }, [pending[0]])
+            }
+        }
+    }
+
+    @Test(arguments: Stuck.allCases)
+    func timeoutOverACombinationCancelsTheWorkItWaitsFor(_ stuck: Stuck) async {
+        let (combined, pending) = stuck.make()
+        let timed = combined.timeout(after: .milliseconds(20))
+        #expect(await timed.expectError() as? FutureError == .timedOut(after: .milliseconds(20)))
+        #expect(combined.isCancelled)
+        #expect(pending.allSatisfy { $0.isCancelled }, "\(stuck): the stuck work was not cancelled")
+    }
+
     // MARK: zip
 
     @Test func zipCombinesValues() async throws {
