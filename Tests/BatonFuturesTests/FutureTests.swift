@@ -162,6 +162,38 @@ import Testing
         #expect(callbackRuns.count == 4)
     }
 
+    @Test(arguments: 1...10) func allOverInputsCompletedOnOtherThreadsSeesWhatTheirCompletersWrote(_ round: Int) async {
+        // `Future.all` over completed inputs checks their flags first and reads their outcomes
+        // after, without a lock. Two completers fill payloads with plain writes and complete the
+        // inputs in turn; readers wait until every input is complete, join them, and read the
+        // payloads before taking any lock. Under the thread sanitizer a read that no acquire
+        // orders after the completer's release is reported as a race on the payload's fields.
+        let promises = (0..<32).map { _ in Promise<Payload>() }
+        let futures = promises.map(\.future)
+        let expected = (0..<32).map { input in (0..<16).map { $0 * input + round } }
+        let seen = EventLog<[[Int]]>()
+        let readers: [@Sendable () -> Void] = (0..<3).map { _ in
+            {
+                while !futures.allSatisfy({ $0.isCompleted }) { sched_yield() }
+                let joined = Future.all(futures)
+                let words = (try? joined.result?.get())?.map(\.words)
+                seen.append(words ?? [])
+            }
+        }
+        let completers: [@Sendable () -> Void] = (0..<2).map { half in
+            {
+                for input in stride(from: half, to: 32, by: 2) {
+                    let payload = Payload()
+                    payload.words = expected[input]
+                    promises[input].succeed(payload)
+                }
+            }
+        }
+        await raceThreads(readers + completers)
+        #expect(seen.count == 3)
+        #expect(seen.all.allSatisfy { $0 == expected })
+    }
+
     @Test(arguments: 1...10) func cancelRacingCompletionDecidesOnce(_ round: Int) async {
         let promise = Promise<Int>()
         let handlerRuns = EventLog<Int>()
