@@ -49,7 +49,7 @@ public enum Unit {
 }
 
 /// Everything one scenario measured in one run; encodes to the `--json` format.
-public struct ScenarioReport: Codable, Sendable {
+public struct ScenarioReport: Codable, Sendable, Equatable {
     /// The scenario's name, e.g. `"locks"`.
     public var scenario: String
     /// The number of active processor cores during the run.

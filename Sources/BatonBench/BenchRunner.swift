@@ -50,6 +50,14 @@ public struct BenchRunner {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
     }
 
+    /// Reads the reports that ``writeJSON(_:to:)`` wrote.
+    public static func readJSON(from path: String) throws -> [ScenarioReport] {
+        let decoder = JSONDecoder()
+        return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line in
+            try decoder.decode(ScenarioReport.self, from: Data(line.utf8))
+        }
+    }
+
     /// Writes one SVG chart per report: at `path` for a single report, otherwise at `path` with
     /// the scenario's name before the extension (`chart.svg` → `chart-locks.svg`).
     /// - Returns: The paths written.

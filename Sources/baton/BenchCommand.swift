@@ -8,7 +8,9 @@ struct BenchCommand: ParsableCommand {
         abstract: "Measure Baton beside the Foundation, GCD and pthread alternatives, in one run.",
         discussion: """
             Every scenario prints the median and the worst of its repetitions for each contender, \
-            and Baton's ratio to each anchor. Scenarios: \
+            and Baton's ratio to each anchor. When several scenarios run, each runs in a fresh \
+            process of its own, so that what one leaves behind on the heap does not slow the \
+            next. Scenarios: \
             \(allScenarios.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ")).
             """
     )
@@ -28,6 +30,13 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Draw an SVG bar chart to this file (one file per scenario when several run).")
     var chart: String?
 
+    @Flag(help: "Run every scenario in this process, one after another, instead of one process each.")
+    var inProcess = false
+
+    /// Where a scenario's own process leaves its report for the process that started it.
+    @Option(help: .hidden)
+    var reportFile: String?
+
     func validate() throws {
         if let reps, reps < 1 { throw ValidationError("--reps must be at least 1") }
         do {
@@ -38,9 +47,16 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let runner = BenchRunner(options: BenchOptions(quick: quick, reps: reps))
-        let reports = try runner.run(try BenchRunner.scenarios(named: scenarios)) { table in
-            print(table)
+        let selected = try BenchRunner.scenarios(named: scenarios)
+        let reports: [ScenarioReport]
+        if selected.count > 1 && !inProcess {
+            reports = try selected.map(runInOwnProcess)
+        } else {
+            let runner = BenchRunner(options: BenchOptions(quick: quick, reps: reps))
+            reports = try runner.run(selected) { table in print(table) }
+        }
+        if let reportFile {
+            try BenchRunner.writeJSON(reports, to: reportFile)
         }
         if let json {
             try BenchRunner.writeJSON(reports, to: json)
@@ -51,5 +67,42 @@ struct BenchCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("wrote \(path)\n".utf8))
             }
         }
+    }
+
+    /// Runs `scenario` in a new `baton bench` process, which prints its table to the same
+    /// standard output, and returns its report.
+    ///
+    /// The heap a scenario leaves behind (what its anchors leak, how freed memory lies in the
+    /// allocator's bins) otherwise changes what allocation costs in the scenarios after it:
+    /// making 100,000 small objects measured over 3× slower after the cache scenario than in a
+    /// fresh process.
+    private func runInOwnProcess(_ scenario: any Scenario) throws -> ScenarioReport {
+        let reportPath = FileManager.default.temporaryDirectory
+            .appendingPathComponent("baton-bench-\(scenario.name)-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: reportPath) }
+        let child = Process()
+        child.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments =
+            ["bench", scenario.name, "--report-file", reportPath]
+            + (quick ? ["--quick"] : []) + (reps.map { ["--reps", String($0)] } ?? [])
+        try child.run()
+        child.waitUntilExit()
+        guard child.terminationReason == .exit, child.terminationStatus == 0 else {
+            throw ScenarioProcessFailed(scenario: scenario.name, status: child.terminationStatus)
+        }
+        guard let report = try BenchRunner.readJSON(from: reportPath).first else {
+            throw ScenarioProcessFailed(scenario: scenario.name, status: child.terminationStatus)
+        }
+        return report
+    }
+}
+
+/// A scenario's own process failed, or ended without a report.
+struct ScenarioProcessFailed: Error, CustomStringConvertible {
+    let scenario: String
+    let status: Int32
+
+    var description: String {
+        "the \(scenario) scenario's process ended with status \(status) and no report"
     }
 }

@@ -45,6 +45,29 @@ import Testing
         #expect(error.description.contains("locks"))
     }
 
+    @Test func reportsWrittenAsJSONReadBackTheSame() throws {
+        // `baton bench` runs each scenario in a process of its own and reads its report back.
+        let reports = [
+            ScenarioReport(
+                scenario: "locks", cores: 2, quick: true,
+                results: [
+                    BenchResult(
+                        case: "3w/10r", contender: "Lock", baton: true, unit: Unit.nanosecondsPerOperation,
+                        samples: [41.25, 55.5])
+                ], notes: ["a note with \"quotes\" and a/slash"]),
+            ScenarioReport(
+                scenario: "cache", cores: 2, quick: true,
+                results: [
+                    BenchResult(
+                        case: "zipf 0.7", contender: "NSCache", baton: false, unit: Unit.hitRatio, samples: [0.349])
+                ]),
+        ]
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("baton-report-\(UUID()).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try BenchRunner.writeJSON(reports, to: path)
+        #expect(try BenchRunner.readJSON(from: path) == reports)
+    }
+
     @Test func chartsGetOneFilePerScenarioWhenSeveralRun() {
         #expect(BenchRunner.chartPath("/tmp/out/chart.svg", scenario: "locks") == "/tmp/out/chart-locks.svg")
         #expect(BenchRunner.chartPath("chart", scenario: "cache").hasSuffix("chart-cache.svg"))
