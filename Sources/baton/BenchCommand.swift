@@ -87,12 +87,12 @@ struct BenchCommand: ParsableCommand {
             + (quick ? ["--quick"] : []) + (reps.map { ["--reps", String($0)] } ?? [])
         try child.run()
         child.waitUntilExit()
-        guard child.terminationReason == .exit, child.terminationStatus == 0 else {
-            throw ScenarioProcessFailed(scenario: scenario.name, status: child.terminationStatus)
-        }
-        guard let report = try BenchRunner.readJSON(from: reportPath).first else {
-            throw ScenarioProcessFailed(scenario: scenario.name, status: child.terminationStatus)
-        }
+        let failed = ScenarioProcessFailed(
+            scenario: scenario.name, signalled: child.terminationReason == .uncaughtSignal,
+            status: child.terminationStatus)
+        guard !failed.signalled, failed.status == 0, FileManager.default.fileExists(atPath: reportPath),
+            let report = try BenchRunner.readJSON(from: reportPath).first
+        else { throw failed }
         return report
     }
 }
@@ -100,9 +100,12 @@ struct BenchCommand: ParsableCommand {
 /// A scenario's own process failed, or ended without a report.
 struct ScenarioProcessFailed: Error, CustomStringConvertible {
     let scenario: String
+    /// Whether a signal ended the process; `status` is then the signal's number.
+    let signalled: Bool
     let status: Int32
 
     var description: String {
-        "the \(scenario) scenario's process ended with status \(status) and no report"
+        let end = signalled ? "was ended by signal \(status)" : "exited with status \(status)"
+        return "the \(scenario) scenario's process \(end) and left no report"
     }
 }
