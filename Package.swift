@@ -13,12 +13,26 @@ let package = Package(
         .library(name: "BatonHTTP", targets: ["BatonHTTP"]),
         .executable(name: "baton", targets: ["baton"]),
     ],
+    // What only the `baton` command line needs sits behind a trait that is off by default, so
+    // that a package depending on any library product fetches nothing but swift-atomics.
+    traits: [
+        .trait(
+            name: "Tools",
+            description: """
+                The `baton` command line (bench, stress, fetch): swift-argument-parser, and \
+                swift-nio for the bench's EventLoopPromise anchor. \
+                `swift run -c release --traits Tools baton bench`.
+                """
+        )
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+        // The `Tools` trait only: the command line's parser.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // The futures bench's anchor (EventLoopPromise) only; no library target depends on it.
+        // The `Tools` trait only: the futures bench's anchor (EventLoopPromise).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
-        // A real HTTP server for BatonHTTPTests only.
+        // A real HTTP server for BatonHTTPTests only (a test-only dependency is never fetched by a
+        // consumer).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
@@ -54,8 +68,8 @@ let package = Package(
                 "BatonJobs",
                 "BatonFutures",
                 "BatonHTTP",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
             ]
         ),
         // `baton stress`: linearizability checking and stress runs of every structure. Not a
@@ -75,7 +89,9 @@ let package = Package(
             dependencies: [
                 "BatonBench",
                 "BatonStress",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(
+                    name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])
+                ),
             ]
         ),
         .testTarget(name: "BatonLocksTests", dependencies: ["BatonLocks"]),

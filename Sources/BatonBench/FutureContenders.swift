@@ -1,19 +1,11 @@
 import BatonFutures
 import Dispatch
 import Foundation
-import NIOCore
-import NIOPosix
 
-/// The measurements of the futures scenario, one method per (case, contender). Each returns
-/// nanoseconds per future (or per map), or milliseconds for the fail-fast case.
+/// The measurements of the futures scenario, one method per (case, contender), but for NIO's
+/// (``NIOFutureAnchor``). Each returns nanoseconds per future (or per map), or milliseconds for
+/// the fail-fast case.
 final class FutureContenders: Sendable {
-    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    private var loop: any EventLoop { group.next() }
-
-    func shutdown() {
-        try? group.syncShutdownGracefully()
-    }
-
     // MARK: create + observe + resolve
 
     func batonSingle(_ count: Int) throws -> Double {
@@ -29,34 +21,18 @@ final class FutureContenders: Sendable {
         return elapsed.nanoseconds / Double(count)
     }
 
-    func nioSingle(_ count: Int) throws -> Double {
-        let loop = self.loop
-        let sink = Sink()
-        let elapsed = try loop.submit {
-            timeOnThisThread {
-                for index in 0..<count {
-                    let promise = loop.makePromise(of: Int.self)
-                    promise.futureResult.whenComplete { sink.add($0) }
-                    promise.succeed(index)
-                }
-            }
-        }.wait()
-        try sink.expect(count)
-        return elapsed.nanoseconds / Double(count)
-    }
-
     // MARK: all
 
     func batonAll(_ count: Int, async: Bool) throws -> Double {
         let queue = DispatchQueue.global()
         var values: [Int] = []
-        let elapsed = try timeThrowing {
+        let elapsed = try timeOnThisThread {
             let futures = (0..<count).map { index in
                 async ? Future<Int> { promise in queue.async { promise.succeed(index) } } : .succeeded(index)
             }
             values = try Future.all(futures).wait()
         }
-        try check(values, count)
+        try checkInOrder(values, count)
         return elapsed.nanoseconds / Double(count)
     }
 
@@ -64,18 +40,8 @@ final class FutureContenders: Sendable {
     func batonJoin(_ count: Int) throws -> Double {
         let futures = (0..<count).map { Future<Int>.succeeded($0) }
         var values: [Int] = []
-        let elapsed = try timeThrowing { values = try Future.all(futures).wait() }
-        try check(values, count)
-        return elapsed.nanoseconds / Double(count)
-    }
-
-    /// `whenAllSucceed` alone, as ``batonJoin(_:)``.
-    func nioJoin(_ count: Int) throws -> Double {
-        let loop = self.loop
-        let futures = (0..<count).map { loop.makeSucceededFuture($0) }
-        var values: [Int] = []
-        let elapsed = try timeThrowing { values = try EventLoopFuture.whenAllSucceed(futures, on: loop).wait() }
-        try check(values, count)
+        let elapsed = try timeOnThisThread { values = try Future.all(futures).wait() }
+        try checkInOrder(values, count)
         return elapsed.nanoseconds / Double(count)
     }
 
@@ -87,23 +53,6 @@ final class FutureContenders: Sendable {
             for input in inputs { sum &+= input.value }
         }
         precondition(sum == (0..<count).reduce(0, &+), "the allocation floor lost an input")
-        return elapsed.nanoseconds / Double(count)
-    }
-
-    func nioAll(_ count: Int, async: Bool) throws -> Double {
-        let loop = self.loop
-        let queue = DispatchQueue.global()
-        var values: [Int] = []
-        let elapsed = try timeThrowing {
-            let futures = (0..<count).map { index -> EventLoopFuture<Int> in
-                if !async { return loop.makeSucceededFuture(index) }
-                let promise = loop.makePromise(of: Int.self)
-                queue.async { promise.succeed(index) }
-                return promise.futureResult
-            }
-            values = try EventLoopFuture.whenAllSucceed(futures, on: loop).wait()
-        }
-        try check(values, count)
         return elapsed.nanoseconds / Double(count)
     }
 
@@ -162,25 +111,6 @@ final class FutureContenders: Sendable {
             last = future
         }
         guard try last?.result?.get() == count else { throw BenchFailure("the map chain did not complete") }
-        return elapsed.nanoseconds / Double(count)
-    }
-
-    func nioChain(_ count: Int) throws -> Double {
-        let loop = self.loop
-        let (elapsed, value) = try loop.submit { () -> (Duration, Int) in
-            var future: EventLoopFuture<Int>?
-            let elapsed = timeOnThisThread {
-                let root = loop.makePromise(of: Int.self)
-                var chained = root.futureResult
-                for _ in 0..<count { chained = chained.map { $0 + 1 } }
-                root.succeed(0)
-                future = chained
-            }
-            let sink = Sink()
-            future!.whenComplete { sink.add($0) }
-            return (elapsed, sink.last)
-        }.wait()
-        guard value == count else { throw BenchFailure("the NIO map chain did not complete") }
         return elapsed.nanoseconds / Double(count)
     }
 
@@ -252,16 +182,11 @@ final class FutureContenders: Sendable {
         return elapsed.nanoseconds / 1e6
     }
 
-    private func timeThrowing(_ body: () throws -> Void) throws -> Duration {
-        let clock = ContinuousClock()
-        let start = clock.now
-        try body()
-        return clock.now - start
-    }
+}
 
-    private func check(_ values: [Int], _ count: Int) throws {
-        guard values == Array(0..<count) else { throw BenchFailure("all returned wrong or unordered values") }
-    }
+/// Checks that a combination of `count` futures returned 0..<count in order.
+func checkInOrder(_ values: [Int], _ count: Int) throws {
+    guard values == Array(0..<count) else { throw BenchFailure("all returned wrong or unordered values") }
 }
 
 /// The smallest object an input could be: one word of payload.

@@ -6,7 +6,11 @@ import Foundation
 /// still slow.
 public struct FuturesScenario: Scenario {
     public let name = "futures"
+    #if Tools
     public let summary = "Future/Promise vs NIO EventLoopFuture, DispatchGroup, TaskGroup, async let"
+    #else
+    public let summary = "Future/Promise vs DispatchGroup, TaskGroup, async let (NIO's anchor needs the Tools trait)"
+    #endif
 
     /// Futures per measurement in a full run.
     static let futureCount = 100_000
@@ -26,7 +30,10 @@ public struct FuturesScenario: Scenario {
         let slow = options.quick ? Self.quickSlowDelay : Self.slowDelay
         let fail = options.quick ? Self.quickFailDelay : Self.failDelay
         let contenders = FutureContenders()
-        defer { contenders.shutdown() }
+        #if Tools
+        let nio = NIOFutureAnchor()
+        defer { nio.shutdown() }
+        #endif
 
         var sheet = SampleSheet()
         /// ns per input to make and free one small object per input: the least any future type
@@ -47,12 +54,16 @@ public struct FuturesScenario: Scenario {
             let single = "create+observe+resolve"
             step(single)
             record(single, "Future", baton: true, try contenders.batonSingle(count))
-            record(single, "NIO EventLoopPromise", baton: false, try contenders.nioSingle(count))
+            #if Tools
+            record(single, "NIO EventLoopPromise", baton: false, try nio.single(count))
+            #endif
 
             let join = "all, \(count) immediate: join"
             step(join)
             record(join, "Future", baton: true, try contenders.batonJoin(count))
-            record(join, "NIO EventLoopPromise", baton: false, try contenders.nioJoin(count))
+            #if Tools
+            record(join, "NIO EventLoopPromise", baton: false, try nio.join(count))
+            #endif
             record(join, "DispatchGroup", baton: false, contenders.dispatchGroupAll(count, async: false))
 
             let immediate = "all, \(count) immediate: make + join"
@@ -60,21 +71,27 @@ public struct FuturesScenario: Scenario {
             // Right before Future's turn, so both see the heap in the same state.
             allocationFloor.append(contenders.allocationFloor(count))
             record(immediate, "Future", baton: true, try contenders.batonAll(count, async: false))
-            record(immediate, "NIO EventLoopPromise", baton: false, try contenders.nioAll(count, async: false))
+            #if Tools
+            record(immediate, "NIO EventLoopPromise", baton: false, try nio.all(count, async: false))
+            #endif
             record(immediate, "DispatchGroup", baton: false, contenders.dispatchGroupAll(count, async: false))
             record(immediate, "TaskGroup", baton: false, contenders.taskGroupAll(count))
 
             let asynchronous = "all, \(count) async"
             step(asynchronous)
             record(asynchronous, "Future", baton: true, try contenders.batonAll(count, async: true))
-            record(asynchronous, "NIO EventLoopPromise", baton: false, try contenders.nioAll(count, async: true))
+            #if Tools
+            record(asynchronous, "NIO EventLoopPromise", baton: false, try nio.all(count, async: true))
+            #endif
             record(asynchronous, "DispatchGroup", baton: false, contenders.dispatchGroupAll(count, async: true))
             record(asynchronous, "TaskGroup", baton: false, contenders.taskGroupAll(count))
 
             let chain = "chain of \(count) maps"
             step(chain)
             record(chain, "Future", baton: true, try contenders.batonChain(count))
-            record(chain, "NIO EventLoopPromise", baton: false, try contenders.nioChain(count))
+            #if Tools
+            record(chain, "NIO EventLoopPromise", baton: false, try nio.chain(count))
+            #endif
 
             let delays = "\(Int(fail.nanoseconds / 1e6)) ms fails, \(Int(slow.nanoseconds / 1e6)) ms slow"
             let unit = Self.milliseconds

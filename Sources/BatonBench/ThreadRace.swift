@@ -28,8 +28,8 @@ func raceThreads(_ bodies: [@Sendable () -> Void]) -> Duration {
 }
 
 /// Times `body` on the calling thread.
-func timeOnThisThread(_ body: () -> Void) -> Duration {
-    ContinuousClock().measure(body)
+func timeOnThisThread(_ body: () throws -> Void) rethrows -> Duration {
+    try ContinuousClock().measure(body)
 }
 
 extension Duration {

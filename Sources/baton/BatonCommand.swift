@@ -1,3 +1,5 @@
+// The command line needs the Tools trait (swift-argument-parser); see ToolsTraitMissing.swift.
+#if Tools
 import ArgumentParser
 
 @main
@@ -8,3 +10,4 @@ struct BatonCommand: ParsableCommand {
         subcommands: [BenchCommand.self, FetchCommand.self, StressCommand.self]
     )
 }
+#endif

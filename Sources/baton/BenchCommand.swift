@@ -1,3 +1,5 @@
+// The command line needs the Tools trait (swift-argument-parser); see ToolsTraitMissing.swift.
+#if Tools
 import ArgumentParser
 import BatonBench
 import Foundation
@@ -109,3 +111,4 @@ struct ScenarioProcessFailed: Error, CustomStringConvertible {
         return "the \(scenario) scenario's process \(end) and left no report"
     }
 }
+#endif

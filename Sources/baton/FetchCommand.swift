@@ -1,3 +1,5 @@
+// The command line needs the Tools trait (swift-argument-parser); see ToolsTraitMissing.swift.
+#if Tools
 import ArgumentParser
 import BatonBench
 import Foundation
@@ -61,3 +63,4 @@ struct FetchCommand: ParsableCommand {
         if !lines.allSatisfy(\.succeeded) { throw ExitCode(1) }
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// The command line needs the Tools trait (swift-argument-parser); see ToolsTraitMissing.swift.
+#if Tools
 import ArgumentParser
 import BatonStress
 import Foundation
@@ -46,3 +48,4 @@ struct StressCommand: ParsableCommand {
         if !report.passed { throw ExitCode.failure }
     }
 }
+#endif

@@ -24,14 +24,16 @@ import Testing
         #expect(report.scenario == "futures")
         #expect(report.cases.count == 7)
         let byCase = Dictionary(grouping: report.results, by: \.case).mapValues { Set($0.map(\.contender)) }
-        #expect(byCase["create+observe+resolve"] == ["Future", "NIO EventLoopPromise"])
-        #expect(byCase["all, 100 immediate: join"] == ["Future", "NIO EventLoopPromise", "DispatchGroup"])
-        #expect(
-            byCase["all, 100 immediate: make + join"] == [
-                "Future", "NIO EventLoopPromise", "DispatchGroup", "TaskGroup",
-            ])
-        #expect(byCase["all, 100 async"] == ["Future", "NIO EventLoopPromise", "DispatchGroup", "TaskGroup"])
-        #expect(byCase["chain of 100 maps"] == ["Future", "NIO EventLoopPromise"])
+        #if Tools
+        let nio: Set<String> = ["NIO EventLoopPromise"]
+        #else
+        let nio: Set<String> = []  // NIO's anchor is built with the Tools trait only.
+        #endif
+        #expect(byCase["create+observe+resolve"] == nio.union(["Future"]))
+        #expect(byCase["all, 100 immediate: join"] == nio.union(["Future", "DispatchGroup"]))
+        #expect(byCase["all, 100 immediate: make + join"] == nio.union(["Future", "DispatchGroup", "TaskGroup"]))
+        #expect(byCase["all, 100 async"] == nio.union(["Future", "DispatchGroup", "TaskGroup"]))
+        #expect(byCase["chain of 100 maps"] == nio.union(["Future"]))
         let failFast = report.results.filter { $0.case.hasPrefix("fail fast") }
         #expect(failFast.count == 6)
         for result in report.results {
@@ -49,6 +51,10 @@ import Testing
                 $0.contains("one small object per input (the least a future that is an object costs) takes")
             })
         let table = ReportTable(report).render()
+        #if Tools
         #expect(table.contains("Future vs NIO EventLoopPromise"))
+        #else
+        #expect(table.contains("Future vs DispatchGroup"))
+        #endif
     }
 }
