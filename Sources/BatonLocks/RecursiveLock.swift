@@ -118,8 +118,18 @@ public final class RecursiveLock {
         file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        lock(file: file, line: line)
-        defer { unlock() }
+        // Nested in a section of this thread's: that section releases the lock, so there is no
+        // depth to count. This keeps re-entry at one thread-pointer read and one load.
+        let me = currentThreadID()
+        if owner.load(ordering: .relaxed) == me { return try body() }
+        mutex.lock(for: self, identity, file: file, line: line)
+        owner.store(me, ordering: .relaxed)
+        depth = 1
+        defer {
+            depth = 0
+            owner.store(0, ordering: .relaxed)
+            mutex.unlock(for: self)
+        }
         return try body()
     }
 

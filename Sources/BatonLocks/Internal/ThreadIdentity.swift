@@ -1,3 +1,5 @@
+import CBatonPlatform
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -7,10 +9,12 @@ import Musl
 #endif
 
 /// A non-zero number that identifies the calling thread while it lives.
-@usableFromInline
+@inlinable
 func currentThreadID() -> UInt {
     #if canImport(Darwin)
     UInt(bitPattern: pthread_self())
+    #elseif os(Linux) && (arch(x86_64) || arch(arm64))
+    UInt(baton_thread_pointer())
     #else
     UInt(pthread_self())
     #endif

@@ -12,6 +12,15 @@ static inline void baton_cpu_relax(void) {
 #endif
 }
 
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+/// The calling thread's thread pointer: non-zero and unique to the thread while it lives (on
+/// x86_64 Linux, the value of `pthread_self()`), read with one instruction instead of a call.
+/// A recursive lock reads it on every entry.
+static inline uintptr_t baton_thread_pointer(void) {
+    return (uintptr_t)__builtin_thread_pointer();
+}
+#endif
+
 /// Which lock diagnostics are on: a bit set owned by `LockDiagnostics` in BatonLocks, 0 when
 /// all are off. It starts as `BATON_LOCK_DIAGNOSTICS_UNSET` so that the first lock operation
 /// installs the build's defaults. Every lock operation reads it, so it is a plain word behind
