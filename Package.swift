@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -11,6 +12,8 @@ let package = Package(
         .library(name: "BatonJobs", targets: ["BatonJobs"]),
         .library(name: "BatonFutures", targets: ["BatonFutures"]),
         .library(name: "BatonHTTP", targets: ["BatonHTTP"]),
+        // `@Synchronized`; its compiler plugin needs swift-syntax, so it takes the Macros trait.
+        .library(name: "BatonMacros", targets: ["BatonMacros"]),
         .executable(name: "baton", targets: ["baton"]),
     ],
     // What only the `baton` command line needs sits behind a trait that is off by default, so
@@ -21,9 +24,19 @@ let package = Package(
             description: """
                 The `baton` command line (bench, stress, fetch): swift-argument-parser, and \
                 swift-nio for the bench's EventLoopPromise anchor. \
-                `swift run -c release --traits Tools baton bench`.
+                `swift run -c release --traits Tools baton bench`. Enables Macros, for the \
+                bench's `@Synchronized` contender.
+                """,
+            enabledTraits: ["Macros"]
+        ),
+        .trait(
+            name: "Macros",
+            description: """
+                `@Synchronized` in the BatonMacros product: its compiler plugin, built with \
+                swift-syntax. A package that uses BatonMacros enables it: \
+                `.package(url: …, from: …, traits: ["Macros"])`.
                 """
-        )
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
@@ -31,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // The `Tools` trait only: the futures bench's anchor (EventLoopPromise).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        // The `Macros` trait only: the `@Synchronized` compiler plugin and its expansion tests.
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // A real HTTP server for BatonHTTPTests only (a test-only dependency is never fetched by a
         // consumer).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -59,6 +74,22 @@ let package = Package(
             dependencies: ["BatonLocks", .product(name: "Atomics", package: "swift-atomics")]
         ),
         .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache"]),
+        // The plugin that expands `@Synchronized`. Without the Macros trait no swift-syntax is
+        // fetched: the plugin is built as an empty tool that nothing uses, and BatonMacros warns
+        // that the macro needs the trait.
+        .macro(
+            name: "BatonMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+            ]
+        ),
+        .target(
+            name: "BatonMacros",
+            dependencies: ["BatonLocks", .target(name: "BatonMacrosPlugin", condition: .when(traits: ["Macros"]))]
+        ),
         .target(name: "Baton", dependencies: ["BatonLocks", "BatonCache", "BatonJobs", "BatonFutures", "BatonHTTP"]),
         .target(
             name: "BatonBench",
@@ -68,6 +99,7 @@ let package = Package(
                 "BatonJobs",
                 "BatonFutures",
                 "BatonHTTP",
+                .target(name: "BatonMacros", condition: .when(traits: ["Macros"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
             ]
@@ -100,7 +132,21 @@ let package = Package(
             dependencies: ["BatonCache", .product(name: "Atomics", package: "swift-atomics")]
         ),
         .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs"]),
-        .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench"]),
+        .testTarget(
+            name: "BatonMacrosTests",
+            dependencies: [
+                .target(name: "BatonMacros", condition: .when(traits: ["Macros"])),
+                .target(name: "BatonMacrosPlugin", condition: .when(traits: ["Macros"])),
+                .product(
+                    name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax",
+                    condition: .when(traits: ["Macros"])
+                ),
+                .product(
+                    name: "SwiftSyntaxMacroExpansion", package: "swift-syntax", condition: .when(traits: ["Macros"])
+                ),
+            ]
+        ),
+        .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench", "BatonLocks"]),
         .testTarget(name: "BatonStressTests", dependencies: ["BatonStress", "BatonLocks"]),
         .testTarget(name: "BatonFuturesTests", dependencies: ["BatonFutures", "BatonLocks"]),
         .testTarget(

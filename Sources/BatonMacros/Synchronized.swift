@@ -1,0 +1,69 @@
+@_exported import BatonLocks
+
+#if Macros
+/// Makes a final class thread-safe: every stored `var` is read and written only under the
+/// instance's lock, composed operations run in one critical section with `withLock { }`, and
+/// the class conforms to `Sendable`, checked by the compiler.
+///
+/// ```swift
+/// import BatonMacros
+///
+/// @Synchronized
+/// final class Warrior {
+///     var leftHand: String?
+///     var rightHand: String?
+///     private(set) var swaps = 0
+///     let name: String
+///
+///     init(name: String) { self.name = name }
+///
+///     func swapHands() {
+///         withLock {                      // one critical section
+///             (leftHand, rightHand) = (rightHand, leftHand)
+///             swaps += 1
+///         }
+///     }
+/// }
+/// ```
+///
+/// What it does to the class:
+/// - Each stored `var` gets a getter and a setter that take the lock, and an in-place accessor
+///   that holds it for the whole mutation, so `warrior.swaps += 1` and `log.append(x)` are each
+///   one atomic read-modify-write. Its value lives in private storage that nothing else
+///   reaches. Default values, assignment in `init`, the implicit `nil` of an optional, `weak`
+///   and `unowned` keep working.
+/// - `let`, computed, `static` and `nonisolated(unsafe)` properties are left as they are.
+/// - `withLock(_:)` runs a composed operation as one critical section and returns its result;
+///   it rethrows with the body's typed error. Inside it, use the class's properties and methods
+///   as usual: the lock is a `RecursiveLock`, so a nested `withLock` or a property access
+///   takes it again instead of deadlocking.
+/// - The lock is named after the class, so `LockDiagnostics` reports and
+///   `LockDiagnostics.statistics()` say `Warrior`.
+/// - The class conforms to `Sendable`. A property whose type is not `Sendable` is a compile
+///   error at that property.
+///
+/// These are compile errors, each with a message that says what to do instead: the attribute
+/// on a struct, enum, actor or a class that is not `final` (with a fix-it that adds `final`),
+/// and on a class with a `lazy var`, a stored property with `willSet`/`didSet`, a property
+/// wrapper, or several properties in one declaration.
+///
+/// Thread safety: every property and `withLock` may be used from any thread.
+///
+/// - Warning: A value read from a property is a copy taken under the lock; a check on it and
+///   a later write are two critical sections. Do both inside one `withLock`. Do not call out to
+///   code that may block on another thread needing this instance while in `withLock`.
+@attached(member, names: named(_batonLock), named(withLock))
+@attached(memberAttribute)
+@attached(extension, conformances: Sendable)
+public macro Synchronized() = #externalMacro(module: "BatonMacrosPlugin", type: "SynchronizedMacro")
+
+/// Added by ``Synchronized()`` to each stored `var` it protects; not to be written by hand.
+/// The property gets accessors that take the instance's lock, and private storage beside it.
+@attached(accessor, names: named(init), named(get), named(set), named(_modify))
+@attached(peer, names: prefixed(_))
+public macro SynchronizedProperty() = #externalMacro(module: "BatonMacrosPlugin", type: "SynchronizedPropertyMacro")
+#else
+#warning(
+    "BatonMacros is built without Baton's Macros trait, so @Synchronized is not available: .package(url: …, from: …, traits: [\"Macros\"])"
+)
+#endif

@@ -1,0 +1,156 @@
+#if Macros
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// `@Synchronized` on a final class: a recursive lock per instance, named after the class;
+/// ``SynchronizedPropertyMacro`` on every stored `var`; `withLock(_:)`; and a `Sendable`
+/// conformance that the compiler checks.
+///
+/// The member role is the one that diagnoses: the others expand to nothing where it reports.
+public enum SynchronizedMacro {
+    /// The name of the instance's lock in the expanded class.
+    static let lockName = "_batonLock"
+
+    /// The class, if `@Synchronized` can apply to `declaration`; otherwise `nil`, after
+    /// reporting why through `context` when one is given.
+    static func synchronizableClass(
+        _ declaration: some DeclGroupSyntax, attribute: AttributeSyntax,
+        reportingIn context: (any MacroExpansionContext)?
+    ) -> ClassDeclSyntax? {
+        guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
+            let message: SynchronizedDiagnostic
+            var fixIts: [FixIt] = []
+            if declaration.is(StructDeclSyntax.self) {
+                message = .onStruct
+            } else if declaration.is(EnumDeclSyntax.self) {
+                message = .onEnum
+            } else if declaration.is(ActorDeclSyntax.self) {
+                message = .onActor
+                fixIts = [
+                    FixIt(
+                        message: SynchronizedFixIt.removeAttribute,
+                        changes: [.replace(oldNode: Syntax(attribute), newNode: Syntax(AttributeListSyntax([])))]
+                    )
+                ]
+            } else {
+                message = .onOther
+            }
+            context?.diagnose(Diagnostic(node: attribute, message: message, fixIts: fixIts))
+            return nil
+        }
+        guard classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }) else {
+            let keyword = classDecl.classKeyword
+            let finalClass = TokenSyntax(
+                .identifier("final class"), leadingTrivia: keyword.leadingTrivia,
+                trailingTrivia: keyword.trailingTrivia,
+                presence: .present
+            )
+            let fixIt = FixIt(
+                message: SynchronizedFixIt.addFinal,
+                changes: [.replace(oldNode: Syntax(keyword), newNode: Syntax(finalClass))]
+            )
+            context?.diagnose(
+                Diagnostic(node: classDecl.classKeyword, message: SynchronizedDiagnostic.notFinal, fixIts: [fixIt]))
+            return nil
+        }
+        return classDecl
+    }
+
+    /// The stored properties that the lock cannot protect, with why.
+    static func unsupportedProperties(of classDecl: ClassDeclSyntax) -> [(SynchronizedDiagnostic, any SyntaxProtocol)] {
+        classDecl.memberBlock.members.compactMap { member in
+            guard let variable = member.decl.as(VariableDeclSyntax.self),
+                case .unsupported(let message, let node) = StoredProperty(variable)
+            else { return nil }
+            return (message, node)
+        }
+    }
+
+    /// The access level that `withLock` shares with the class: `public` and `package` are kept;
+    /// anything narrower needs no modifier.
+    static func accessModifier(of classDecl: ClassDeclSyntax) -> String {
+        for modifier in classDecl.modifiers {
+            switch modifier.name.tokenKind {
+            case .keyword(.public), .keyword(.open): return "public "
+            case .keyword(.package): return "package "
+            default: continue
+            }
+        }
+        return ""
+    }
+}
+
+extension SynchronizedMacro: MemberMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let classDecl = synchronizableClass(declaration, attribute: node, reportingIn: context) else { return [] }
+        let unsupported = unsupportedProperties(of: classDecl)
+        for (message, node) in unsupported {
+            context.diagnose(Diagnostic(node: node, message: message))
+        }
+        if !unsupported.isEmpty { return [] }
+        let className = classDecl.name.trimmedDescription
+        let access = accessModifier(of: classDecl)
+        return [
+            """
+            private let \(raw: lockName) = BatonLocks.RecursiveLock(name: \(literal: className))
+            """,
+            """
+            /// Runs `body` while holding this instance's lock, and returns what it returns: what
+            /// `body` reads and writes of the instance's properties is one atomic step. `body` may
+            /// use the properties and call methods that take the lock again.
+            \(raw: access)func withLock<Result, Failure: Error>(
+                file: StaticString = #fileID, line: UInt = #line,
+                _ body: () throws(Failure) -> Result
+            ) throws(Failure) -> Result {
+                try \(raw: lockName).withLock(file: file, line: line, body)
+            }
+            """,
+        ]
+    }
+}
+
+extension SynchronizedMacro: MemberAttributeMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingAttributesFor member: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
+        guard synchronizableClass(declaration, attribute: node, reportingIn: nil) != nil,
+            let variable = member.as(VariableDeclSyntax.self),
+            case .synchronized = StoredProperty(variable),
+            !variable.attributes.contains(where: { element in
+                if case .attribute(let attribute) = element {
+                    return attribute.attributeName.trimmedDescription == SynchronizedPropertyMacro.name
+                }
+                return false
+            })
+        else { return [] }
+        return ["@\(raw: SynchronizedPropertyMacro.name)"]
+    }
+}
+
+extension SynchronizedMacro: ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard !protocols.isEmpty,
+            let classDecl = synchronizableClass(declaration, attribute: node, reportingIn: nil),
+            unsupportedProperties(of: classDecl).isEmpty
+        else { return [] }
+        // The compiler checks this conformance: every stored property left alone must be a
+        // Sendable `let`, and each synchronized one proves its type Sendable in its init accessor.
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): Sendable {}")]
+    }
+}
+#endif

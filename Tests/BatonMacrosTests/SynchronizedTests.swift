@@ -1,0 +1,226 @@
+#if Macros
+import BatonMacros
+import Dispatch
+import Testing
+
+/// The example, unchanged: it must compile in Swift 6 mode as written.
+@Synchronized
+final class Warrior {
+    var leftHand: String?
+    var rightHand: String?
+    var log: [String] = []
+    private(set) var swaps = 0
+    let name: String
+
+    init(name: String) { self.name = name }
+
+    func swapHands() {
+        withLock {  // one critical section
+            (leftHand, rightHand) = (rightHand, leftHand)
+            swaps += 1
+        }
+    }
+
+    func juggle(_ item: String) -> String? {  // returns the dropped item
+        withLock {
+            defer { (leftHand, rightHand) = (rightHand, item) }
+            return leftHand
+        }
+    }
+}
+
+/// Every kind of property the macro must handle.
+@Synchronized
+final class Ledger {
+    var count = 0
+    var entries: [Int] = []
+    var checking: Int
+    var savings: Int
+    var note: String?
+    weak var auditor: Auditor?
+    let opened: Int
+    static let kind = "ledger"
+    nonisolated(unsafe) var unguarded = 0
+    var total: Int { checking + savings }
+
+    init(checking: Int, savings: Int) {
+        self.checking = checking  // through the init accessor
+        self.savings = savings
+        self.opened = 1
+    }
+
+    /// Moves `amount` from checking to savings: a composed operation.
+    func transfer(_ amount: Int) {
+        withLock {
+            checking -= amount
+            savings += amount
+        }
+    }
+
+    /// A method that takes the lock, calling one that takes it again.
+    func transferTwice(_ amount: Int) {
+        withLock {
+            transfer(amount)
+            withLock { transfer(amount) }
+        }
+    }
+
+    struct Overdrawn: Error, Equatable {
+        let shortBy: Int
+    }
+
+    /// Throws a typed error out of the critical section, changing nothing.
+    func withdraw(_ amount: Int) throws(Overdrawn) {
+        try withLock { () throws(Overdrawn) in
+            guard checking >= amount else { throw Overdrawn(shortBy: amount - checking) }
+            checking -= amount
+        }
+    }
+}
+
+final class Auditor: Sendable {}
+
+@Synchronized
+final class SynchronizedStatisticsProbe {
+    var value = 0
+}
+
+/// Runs `body(index)` on `threads` threads of Dispatch's pool at once and returns when all are done.
+private func race(_ threads: Int, _ body: @Sendable (Int) -> Void) {
+    DispatchQueue.concurrentPerform(iterations: threads, execute: body)
+}
+
+@Suite struct SynchronizedTests {
+    @Test func aSynchronizedClassIsSendable() async {
+        let warrior = Warrior(name: "Ada")
+        // Compiles only because the class is Sendable: the task captures it.
+        await Task.detached { warrior.leftHand = "sword" }.value
+        #expect(warrior.leftHand == "sword")
+        #expect(warrior.name == "Ada")
+    }
+
+    @Test func defaultsInitAssignmentsAndImplicitNilKeepWorking() {
+        let ledger = Ledger(checking: 100, savings: 5)
+        #expect(ledger.count == 0)
+        #expect(ledger.entries.isEmpty)
+        #expect(ledger.checking == 100)
+        #expect(ledger.savings == 5)
+        #expect(ledger.note == nil)
+        #expect(ledger.total == 105)
+        #expect(ledger.opened == 1)
+        #expect(Ledger.kind == "ledger")
+        ledger.unguarded = 3
+        #expect(ledger.unguarded == 3)
+        let warrior = Warrior(name: "Bo")
+        #expect(warrior.leftHand == nil && warrior.rightHand == nil && warrior.swaps == 0 && warrior.log.isEmpty)
+    }
+
+    @Test func aWeakPropertyStaysWeak() {
+        let ledger = Ledger(checking: 0, savings: 0)
+        var auditor: Auditor? = Auditor()
+        ledger.auditor = auditor
+        #expect(ledger.auditor === auditor)
+        auditor = nil
+        #expect(ledger.auditor == nil)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func compoundAssignmentIsOneAtomicReadModifyWrite() {
+        let ledger = Ledger(checking: 0, savings: 0)
+        race(4) { _ in
+            for _ in 0..<25_000 { ledger.count += 1 }
+        }
+        #expect(ledger.count == 100_000)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func appendIsOneAtomicReadModifyWrite() {
+        let ledger = Ledger(checking: 0, savings: 0)
+        race(4) { thread in
+            for index in 0..<5_000 { ledger.entries.append(thread * 5_000 + index) }
+        }
+        let entries = ledger.entries
+        #expect(entries.count == 20_000)
+        #expect(Set(entries) == Set(0..<20_000))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func juggledItemsAreNeitherLostNorDroppedTwice() {
+        let warrior = Warrior(name: "Cy")
+        warrior.leftHand = "left"
+        warrior.rightHand = "right"
+        let dropped = Collected()
+        race(4) { thread in
+            for index in 0..<2_000 {
+                if index % 10 == 0 { warrior.swapHands() }
+                if let item = warrior.juggle("\(thread)-\(index)") { dropped.add(item) }
+            }
+        }
+        // Each juggle drops exactly one item (the hands are never empty), so the dropped items
+        // and the two in hand are every item that was ever held, each once.
+        let held = [warrior.leftHand, warrior.rightHand].compactMap { $0 }
+        let everything = dropped.items + held
+        let expected = ["left", "right"] + (0..<4).flatMap { thread in (0..<2_000).map { "\(thread)-\($0)" } }
+        #expect(everything.count == expected.count)
+        #expect(Set(everything) == Set(expected))
+        #expect(warrior.swaps == 4 * 200)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func nestedCriticalSectionsAreAtomicAndDoNotDeadlock() {
+        let ledger = Ledger(checking: 1_000_000, savings: 0)
+        let torn = Collected()
+        race(4) { thread in
+            for _ in 0..<2_000 {
+                if thread < 2 {
+                    ledger.transferTwice(1)
+                } else {
+                    // A reader inside the lock never sees a transfer half done.
+                    let total = ledger.withLock { ledger.checking + ledger.savings }
+                    if total != 1_000_000 { torn.add("\(total)") }
+                }
+            }
+        }
+        #expect(torn.items.isEmpty)
+        #expect(ledger.checking == 1_000_000 - 2 * 2_000 * 2)
+        #expect(ledger.savings == 2 * 2_000 * 2)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aThrowingBodyRethrowsItsTypedErrorAndReleasesTheLock() {
+        let ledger = Ledger(checking: 10, savings: 0)
+        #expect(throws: Ledger.Overdrawn(shortBy: 5)) { try ledger.withdraw(15) }
+        #expect(ledger.checking == 10)
+        // Another thread can take the lock: the throw released it.
+        let other = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            ledger.checking += 1
+            other.signal()
+        }
+        other.wait()
+        #expect(ledger.checking == 11)
+        let value: Int = ledger.withLock { 42 }
+        #expect(value == 42)
+    }
+
+    @Test func theLockIsNamedAfterTheClass() {
+        // Other suites switch statistics on and off; retry a few times around their toggles.
+        var named: LockStatistics?
+        for _ in 0..<5 where named == nil {
+            LockDiagnostics.collectsStatistics = true
+            let probe = SynchronizedStatisticsProbe()
+            for _ in 0..<100 { probe.value += 1 }
+            named = LockDiagnostics.statistics().first { $0.name == "SynchronizedStatisticsProbe" }
+        }
+        #expect(named != nil)
+        #expect((named?.acquisitions ?? 0) > 0)
+    }
+}
+
+/// Strings gathered from several threads.
+private final class Collected: Sendable {
+    private let storage = Protected<[String]>([])
+    func add(_ item: String) { storage.write { $0.append(item) } }
+    var items: [String] { storage.value }
+}
+#endif
