@@ -72,6 +72,7 @@ public let allScenarios: [any Scenario] = [
     CacheScenario(),
     JobsScenario(),
     FuturesScenario(),
+    ClassesScenario(),
 ]
 
 /// The number of cores the run can use.
