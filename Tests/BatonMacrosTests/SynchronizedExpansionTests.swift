@@ -17,79 +17,13 @@ import Testing
             """,
             expandedSource: """
                 final class Warrior {
-                    var leftHand: String? {
-                        @storageRestrictions(initializes: _leftHand)
-                        init(initialValue) {
-                            // The class's Sendable conformance cannot see this storage: check its type here.
-                            func sendable<Value: Sendable>(_ value: Value) -> Value {
-                                value
-                            }
-                            _leftHand = sendable(initialValue)
-                        }
-                        get {
-                            _batonLock.withLock {
-                                _leftHand
-                            }
-                        }
-                        set {
-                            _batonLock.withLock {
-                                _leftHand = newValue
-                            }
-                        }
-                        _modify {
-                            _batonLock.lock()
-                            defer {
-                                _batonLock.unlock()
-                            }
-                            yield &_leftHand
-                        }
-                    }
-
-                    @exclusivity(unchecked) nonisolated(unsafe) private var _leftHand: String?
-                    private(set) var swaps {
-                        @storageRestrictions(initializes: _swaps)
-                        init(initialValue) {
-                            // The class's Sendable conformance cannot see this storage: check its type here.
-                            func sendable<Value: Sendable>(_ value: Value) -> Value {
-                                value
-                            }
-                            _swaps = sendable(initialValue)
-                        }
-                        get {
-                            _batonLock.withLock {
-                                _swaps
-                            }
-                        }
-                        set {
-                            _batonLock.withLock {
-                                _swaps = newValue
-                            }
-                        }
-                        _modify {
-                            _batonLock.lock()
-                            defer {
-                                _batonLock.unlock()
-                            }
-                            yield &_swaps
-                        }
-                    }
-
-                    @exclusivity(unchecked) nonisolated(unsafe) private var _swaps = 0
+                    \(expanded("var leftHand: String?", storage: "var _leftHand: String?"))
+                    \(expanded("private(set) var swaps", storage: "var _swaps = 0"))
                     let name: String
 
                     init(name: String) { self.name = name }
 
-                    private let _batonLock = BatonLocks.RecursiveLock(name: "Warrior")
-
-                    /// Runs `body` while holding this instance's lock, and returns what it returns: what
-                    /// `body` reads and writes of the instance's properties is one atomic step. `body` may
-                    /// use the properties and call methods that take the lock again.
-                    func withLock<Result, Failure: Error>(
-                        file: StaticString = #fileID, line: UInt = #line,
-                        _ body: () throws(Failure) -> Result
-                    ) throws(Failure) -> Result {
-                        try _batonLock.withLock(file: file, line: line, body)
-                    }
+                    \(lockMembers("Warrior"))
                 }
 
                 extension Warrior: Sendable {
@@ -108,47 +42,9 @@ import Testing
             """,
             expandedSource: """
                 public final class Counter {
-                    public var value: Int {
-                        @storageRestrictions(initializes: _value)
-                        init(initialValue) {
-                            // The class's Sendable conformance cannot see this storage: check its type here.
-                            func sendable<Value: Sendable>(_ value: Value) -> Value {
-                                value
-                            }
-                            _value = sendable(initialValue)
-                        }
-                        get {
-                            _batonLock.withLock {
-                                _value
-                            }
-                        }
-                        set {
-                            _batonLock.withLock {
-                                _value = newValue
-                            }
-                        }
-                        _modify {
-                            _batonLock.lock()
-                            defer {
-                                _batonLock.unlock()
-                            }
-                            yield &_value
-                        }
-                    }
+                    \(expanded("public var value: Int", storage: "var _value: Int = 0"))
 
-                    @exclusivity(unchecked) nonisolated(unsafe) private var _value: Int = 0
-
-                    private let _batonLock = BatonLocks.RecursiveLock(name: "Counter")
-
-                    /// Runs `body` while holding this instance's lock, and returns what it returns: what
-                    /// `body` reads and writes of the instance's properties is one atomic step. `body` may
-                    /// use the properties and call methods that take the lock again.
-                    public func withLock<Result, Failure: Error>(
-                        file: StaticString = #fileID, line: UInt = #line,
-                        _ body: () throws(Failure) -> Result
-                    ) throws(Failure) -> Result {
-                        try _batonLock.withLock(file: file, line: line, body)
-                    }
+                    \(lockMembers("Counter", access: "public "))
                 }
 
                 extension Counter: Sendable {
@@ -183,48 +79,9 @@ import Testing
                     }
                     static var shared = 0
                     nonisolated(unsafe) var scratch = 0
-                    @available(*, deprecated)
-                    var old {
-                        @storageRestrictions(initializes: _old)
-                        init(initialValue) {
-                            // The class's Sendable conformance cannot see this storage: check its type here.
-                            func sendable<Value: Sendable>(_ value: Value) -> Value {
-                                value
-                            }
-                            _old = sendable(initialValue)
-                        }
-                        get {
-                            _batonLock.withLock {
-                                _old
-                            }
-                        }
-                        set {
-                            _batonLock.withLock {
-                                _old = newValue
-                            }
-                        }
-                        _modify {
-                            _batonLock.lock()
-                            defer {
-                                _batonLock.unlock()
-                            }
-                            yield &_old
-                        }
-                    }
+                    \(expanded("@available(*, deprecated)\n    var old", storage: "var _old = 1"))
 
-                    @exclusivity(unchecked) nonisolated(unsafe) private var _old = 1
-
-                    private let _batonLock = BatonLocks.RecursiveLock(name: "Settings")
-
-                    /// Runs `body` while holding this instance's lock, and returns what it returns: what
-                    /// `body` reads and writes of the instance's properties is one atomic step. `body` may
-                    /// use the properties and call methods that take the lock again.
-                    func withLock<Result, Failure: Error>(
-                        file: StaticString = #fileID, line: UInt = #line,
-                        _ body: () throws(Failure) -> Result
-                    ) throws(Failure) -> Result {
-                        try _batonLock.withLock(file: file, line: line, body)
-                    }
+                    \(lockMembers("Settings"))
                 }
 
                 extension Settings: Sendable {
@@ -244,76 +101,10 @@ import Testing
             """,
             expandedSource: """
                 final class Node {
-                    weak var parent: Node? {
-                        @storageRestrictions(initializes: _parent)
-                        init(initialValue) {
-                            // The class's Sendable conformance cannot see this storage: check its type here.
-                            func sendable<Value: Sendable>(_ value: Value) -> Value {
-                                value
-                            }
-                            _parent = sendable(initialValue)
-                        }
-                        get {
-                            _batonLock.withLock {
-                                _parent
-                            }
-                        }
-                        set {
-                            _batonLock.withLock {
-                                _parent = newValue
-                            }
-                        }
-                        _modify {
-                            _batonLock.lock()
-                            defer {
-                                _batonLock.unlock()
-                            }
-                            yield &_parent
-                        }
-                    }
+                    \(expanded("weak var parent: Node?", storage: "weak var _parent: Node?"))
+                    \(expanded("unowned var owner: Owner", storage: "unowned var _owner: Owner"))
 
-                    @exclusivity(unchecked) nonisolated(unsafe) private weak var _parent: Node?
-                    unowned var owner: Owner {
-                        @storageRestrictions(initializes: _owner)
-                        init(initialValue) {
-                            // The class's Sendable conformance cannot see this storage: check its type here.
-                            func sendable<Value: Sendable>(_ value: Value) -> Value {
-                                value
-                            }
-                            _owner = sendable(initialValue)
-                        }
-                        get {
-                            _batonLock.withLock {
-                                _owner
-                            }
-                        }
-                        set {
-                            _batonLock.withLock {
-                                _owner = newValue
-                            }
-                        }
-                        _modify {
-                            _batonLock.lock()
-                            defer {
-                                _batonLock.unlock()
-                            }
-                            yield &_owner
-                        }
-                    }
-
-                    @exclusivity(unchecked) nonisolated(unsafe) private unowned var _owner: Owner
-
-                    private let _batonLock = BatonLocks.RecursiveLock(name: "Node")
-
-                    /// Runs `body` while holding this instance's lock, and returns what it returns: what
-                    /// `body` reads and writes of the instance's properties is one atomic step. `body` may
-                    /// use the properties and call methods that take the lock again.
-                    func withLock<Result, Failure: Error>(
-                        file: StaticString = #fileID, line: UInt = #line,
-                        _ body: () throws(Failure) -> Result
-                    ) throws(Failure) -> Result {
-                        try _batonLock.withLock(file: file, line: line, body)
-                    }
+                    \(lockMembers("Node"))
                 }
 
                 extension Node: Sendable {
@@ -321,5 +112,59 @@ import Testing
                 """
         )
     }
+}
+/// A synchronized property as `@Synchronized` expands it: `declaration` with accessors that
+/// take the lock, then its private storage declared as `storage`. Member-indented, for
+/// interpolation after four spaces.
+func expanded(_ declaration: String, storage: String) -> String {
+    let name = String(storage.components(separatedBy: "var _")[1].prefix { $0.isLetter || $0.isNumber })
+    return """
+        \(declaration) {
+                @storageRestrictions(initializes: _\(name))
+                init(initialValue) {
+                    // The class's Sendable conformance cannot see this storage: check its type here.
+                    func sendable<Value: Sendable>(_ value: Value) -> Value {
+                        value
+                    }
+                    _\(name) = sendable(initialValue)
+                }
+                get {
+                    _batonLock.withLock {
+                        _\(name)
+                    }
+                }
+                set {
+                    _batonLock.withLock {
+                        _\(name) = newValue
+                    }
+                }
+                _modify {
+                    _batonLock.lock()
+                    defer {
+                        _batonLock.unlock()
+                    }
+                    yield &_\(name)
+                }
+            }
+
+            @exclusivity(unchecked) nonisolated(unsafe) private \(storage)
+        """
+}
+
+/// The lock and `withLock` that `@Synchronized` adds to a class, member-indented.
+func lockMembers(_ className: String, access: String = "") -> String {
+    """
+    private let _batonLock = BatonLocks.RecursiveLock(name: "\(className)")
+
+        /// Runs `body` while holding this instance's lock, and returns what it returns: what
+        /// `body` reads and writes of the instance's properties is one atomic step. `body` may
+        /// use the properties and call methods that take the lock again.
+        \(access)func withLock<Result, Failure: Error>(
+            file: StaticString = #fileID, line: UInt = #line,
+            _ body: () throws(Failure) -> Result
+        ) throws(Failure) -> Result {
+            try _batonLock.withLock(file: file, line: line, body)
+        }
+    """
 }
 #endif
