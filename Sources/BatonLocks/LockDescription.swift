@@ -9,6 +9,8 @@ public struct LockDescription: Sendable, Hashable, CustomStringConvertible {
         case recursiveLock = "RecursiveLock"
         /// A ``ReadWriteLock``, alone or inside a ``Protected``.
         case readWriteLock = "ReadWriteLock"
+        /// A ``SynchronizedLock``, the lock of a `@Synchronized` class.
+        case synchronizedLock = "SynchronizedLock"
     }
 
     /// The lock's type.

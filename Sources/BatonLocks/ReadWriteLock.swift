@@ -56,60 +56,6 @@ public final class ReadWriteLock {
         rwlock.deallocate()
     }
 
-    @inlinable
-    func lockRead(file: StaticString, line: UInt) {
-        if _slowPath(baton_lock_diagnostics() != 0) {
-            LockTracking.acquire(
-                self, identity, .shared, file: file, line: line, tryAcquire: { rwlock.tryLockRead() },
-                acquire: { rwlock.lockRead() })
-        } else {
-            rwlock.lockRead()
-        }
-    }
-
-    @inlinable
-    func lockWrite(file: StaticString, line: UInt) {
-        if _slowPath(baton_lock_diagnostics() != 0) {
-            LockTracking.acquire(
-                self, identity, .exclusive, file: file, line: line, tryAcquire: { rwlock.tryLockWrite() },
-                acquire: { rwlock.lockWrite() })
-        } else {
-            rwlock.lockWrite()
-        }
-    }
-
-    @inlinable
-    func tryLockRead(file: StaticString, line: UInt) -> Bool {
-        guard _slowPath(baton_lock_diagnostics() != 0) else { return rwlock.tryLockRead() }
-        return LockTracking.tryAcquire(
-            self, identity, .shared, file: file, line: line, tryAcquire: { rwlock.tryLockRead() })
-    }
-
-    @inlinable
-    func tryLockWrite(file: StaticString, line: UInt) -> Bool {
-        guard _slowPath(baton_lock_diagnostics() != 0) else { return rwlock.tryLockWrite() }
-        return LockTracking.tryAcquire(
-            self, identity, .exclusive, file: file, line: line, tryAcquire: { rwlock.tryLockWrite() })
-    }
-
-    @inlinable
-    func unlockRead() {
-        if _slowPath(baton_lock_diagnostics() != 0) {
-            LockTracking.release(self) { rwlock.unlockRead() }
-        } else {
-            rwlock.unlockRead()
-        }
-    }
-
-    @inlinable
-    func unlockWrite() {
-        if _slowPath(baton_lock_diagnostics() != 0) {
-            LockTracking.release(self) { rwlock.unlockWrite() }
-        } else {
-            rwlock.unlockWrite()
-        }
-    }
-
     /// Runs `body` while holding the lock shared with other readers, and returns its result.
     ///
     /// Waits while a writer holds the lock or waits for it.
@@ -126,8 +72,8 @@ public final class ReadWriteLock {
         file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        lockRead(file: file, line: line)
-        defer { unlockRead() }
+        rwlock.lockRead(for: self, identity, file: file, line: line)
+        defer { rwlock.unlockRead(for: self) }
         return try body()
     }
 
@@ -148,8 +94,8 @@ public final class ReadWriteLock {
         file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        lockWrite(file: file, line: line)
-        defer { unlockWrite() }
+        rwlock.lockWrite(for: self, identity, file: file, line: line)
+        defer { rwlock.unlockWrite(for: self) }
         return try body()
     }
 
@@ -167,8 +113,8 @@ public final class ReadWriteLock {
         file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result? {
-        guard tryLockRead(file: file, line: line) else { return nil }
-        defer { unlockRead() }
+        guard rwlock.tryLockRead(for: self, identity, file: file, line: line) else { return nil }
+        defer { rwlock.unlockRead(for: self) }
         return try body()
     }
 
@@ -186,8 +132,8 @@ public final class ReadWriteLock {
         file: StaticString = #fileID, line: UInt = #line,
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result? {
-        guard tryLockWrite(file: file, line: line) else { return nil }
-        defer { unlockWrite() }
+        guard rwlock.tryLockWrite(for: self, identity, file: file, line: line) else { return nil }
+        defer { rwlock.unlockWrite(for: self) }
         return try body()
     }
 }

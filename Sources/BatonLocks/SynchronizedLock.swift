@@ -1,0 +1,158 @@
+import Atomics
+import CBatonPlatform
+
+/// The lock behind `@Synchronized`: a writer-preferring reader-writer lock whose exclusive holder
+/// may take it again, on either side.
+///
+/// Reads of one value take the shared side, so readers on several threads run in parallel.
+/// Writes and composed operations take the exclusive side. The thread that holds the exclusive
+/// side may call ``withLock(file:line:_:)`` or ``withReadLock(file:line:_:)`` again: the nested
+/// section runs at once, inside the outer one, which is what lets a `@Synchronized` class's
+/// methods use its properties and call each other under the lock.
+///
+/// ```swift
+/// final class Account: Sendable {
+///     private let lock = SynchronizedLock(name: "Account")
+///     nonisolated(unsafe) private var balance = 0   // guarded by `lock`
+///
+///     var current: Int { lock.withReadLock { balance } }
+///     func deposit(_ amount: Int) { lock.withLock { balance += amount } }
+///     func depositTwice(_ amount: Int) {
+///         lock.withLock {
+///             deposit(amount)      // nested: runs inside this section
+///             deposit(amount)
+///         }
+///     }
+/// }
+/// ```
+///
+/// Thread safety: every method may be called from any thread. Unlocking from a thread that does
+/// not hold the exclusive side traps with a message, in every build.
+///
+/// - Warning: The shared side is not re-entrant for a thread that holds only the shared side:
+///   taking either side again inside ``withReadLock(file:line:_:)`` (when not also holding the
+///   exclusive side) deadlocks behind a waiting writer, as with ``ReadWriteLock``. Keep read
+///   sections to reading.
+public final class SynchronizedLock {
+    @usableFromInline let rwlock: PlatformRWLock
+    @usableFromInline let identity: LockIdentity
+    /// The exclusive holder's thread, 0 otherwise. Only the holder writes it, so a thread that
+    /// reads its own ID here holds the exclusive side.
+    @usableFromInline let owner: UnsafeAtomic<UInt>
+    /// Guarded by the exclusive side; only the holder reads or writes it.
+    @exclusivity(unchecked) @usableFromInline var depth = 0
+
+    /// Creates an unlocked lock.
+    ///
+    /// - Parameters:
+    ///   - name: A name for ``LockDiagnostics`` reports and statistics; locks that share a name
+    ///     share their statistics. `@Synchronized` names the lock after its class.
+    ///   - file: The creation site's file, for diagnostics reports; leave the default.
+    ///   - line: The creation site's line, for diagnostics reports; leave the default.
+    public init(name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
+        rwlock = PlatformRWLock()
+        identity = LockIdentity(.synchronizedLock, name: name, file: file, line: line)
+        owner = .create(0)
+    }
+
+    /// The name given at creation, if any.
+    public var name: String? { identity.name }
+
+    deinit {
+        LockTracking.forget(self)
+        rwlock.deallocate()
+        owner.destroy()
+    }
+
+    /// Whether the calling thread holds the exclusive side.
+    @inlinable
+    public var isHeldExclusivelyByCurrentThread: Bool {
+        owner.load(ordering: .relaxed) == currentThreadID()
+    }
+
+    /// Runs `body` holding the shared side — or, when the calling thread holds the exclusive
+    /// side, inside that section — and returns its result.
+    ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: The critical section: reads only.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws; the lock is released either way.
+    @inlinable
+    public func withReadLock<Result, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line,
+        _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        if owner.load(ordering: .relaxed) == currentThreadID() { return try body() }
+        rwlock.lockRead(for: self, identity, file: file, line: line)
+        defer { rwlock.unlockRead(for: self) }
+        return try body()
+    }
+
+    /// Runs `body` holding the exclusive side, and returns its result. A call nested in one of
+    /// the same thread's exclusive sections runs `body` at once, inside that section.
+    ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: The critical section; it may take this lock again.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws; the lock is released either way.
+    @inlinable
+    public func withLock<Result, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line,
+        _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let me = currentThreadID()
+        // Nested: the outer section releases the lock, so there is no depth to count.
+        if owner.load(ordering: .relaxed) == me { return try body() }
+        rwlock.lockWrite(for: self, identity, file: file, line: line)
+        owner.store(me, ordering: .relaxed)
+        depth = 1
+        defer {
+            depth = 0
+            owner.store(0, ordering: .relaxed)
+            rwlock.unlockWrite(for: self)
+        }
+        return try body()
+    }
+
+    /// Takes the exclusive side, or enters it once more if the calling thread holds it. Balance
+    /// every call with ``unlock()``; prefer ``withLock(file:line:_:)``.
+    ///
+    /// - Parameters:
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    @inlinable
+    public func lock(file: StaticString = #fileID, line: UInt = #line) {
+        let me = currentThreadID()
+        if owner.load(ordering: .relaxed) == me {
+            depth += 1
+            return
+        }
+        rwlock.lockWrite(for: self, identity, file: file, line: line)
+        owner.store(me, ordering: .relaxed)
+        depth = 1
+    }
+
+    /// Releases one entry to the exclusive side; the lock is free once every entry is released.
+    ///
+    /// - Warning: Traps if the calling thread does not hold the exclusive side.
+    @inlinable
+    public func unlock() {
+        // fatalError rather than precondition: the message is printed in release builds too.
+        if owner.load(ordering: .relaxed) != currentThreadID() {
+            fatalError("SynchronizedLock: unlock() called from a thread that does not hold the lock.")
+        }
+        depth -= 1
+        if depth == 0 {
+            owner.store(0, ordering: .relaxed)
+            rwlock.unlockWrite(for: self)
+        }
+    }
+}
+
+// The platform lock and the atomic owner do their own synchronisation; `depth` is touched only
+// by the exclusive holder.
+extension SynchronizedLock: @unchecked Sendable {}
