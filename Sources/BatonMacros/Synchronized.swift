@@ -27,16 +27,17 @@
 /// ```
 ///
 /// What it does to the class:
-/// - Each stored `var` gets a getter and a setter that take the lock, and an in-place accessor
-///   that holds it for the whole mutation, so `warrior.swaps += 1` and `log.append(x)` are each
+/// - Each stored `var` gets a getter that takes the lock's shared side (reads on several
+///   threads run in parallel), a setter that takes its exclusive side, and an in-place accessor
+///   that holds the exclusive side for the whole mutation, so `warrior.swaps += 1` and `log.append(x)` are each
 ///   one atomic read-modify-write. Its value lives in private storage that nothing else
 ///   reaches. Default values, assignment in `init`, the implicit `nil` of an optional, `weak`
 ///   and `unowned` keep working.
 /// - `let`, computed, `static` and `nonisolated(unsafe)` properties are left as they are.
 /// - `withLock(_:)` runs a composed operation as one critical section and returns its result;
 ///   it rethrows with the body's typed error. Inside it, use the class's properties and methods
-///   as usual: the lock is a `RecursiveLock`, so a nested `withLock` or a property access
-///   takes it again instead of deadlocking.
+///   as usual: the lock is a `SynchronizedLock`, whose exclusive holder may take it again, so
+///   a nested `withLock` or a property access runs inside the section instead of deadlocking.
 /// - The lock is named after the class, so `LockDiagnostics` reports and
 ///   `LockDiagnostics.statistics()` say `Warrior`.
 /// - The class conforms to `Sendable`. A property whose type is not `Sendable` is a compile

@@ -3,9 +3,9 @@ import SwiftSyntax
 import SwiftSyntaxMacros
 
 /// What `@Synchronized` attaches to each stored `var`: backing storage that only the instance's
-/// lock guards (a peer), and accessors that take the lock (`get`, `set`, and `_modify`, so that
-/// `+=` and `append` are one atomic read-modify-write), with an `init` accessor so that default
-/// values and assignments in `init` keep working.
+/// lock guards (a peer), and accessors that take the lock — `get` its shared side, `set` and
+/// `_modify` its exclusive side (so that `+=` and `append` are one atomic read-modify-write) —
+/// with an `init` accessor so that default values and assignments in `init` keep working.
 public enum SynchronizedPropertyMacro {
     /// The attribute's name, as `@Synchronized` writes it.
     static let name = "SynchronizedProperty"
@@ -44,7 +44,7 @@ extension SynchronizedPropertyMacro: AccessorMacro {
             """,
             """
             get {
-                \(raw: lock).withLock { \(storage) }
+                \(raw: lock).withReadLock { \(storage) }
             }
             """,
             """
