@@ -122,7 +122,8 @@ extension SynchronizedMacro: MemberAttributeMacro {
         providingAttributesFor member: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [AttributeSyntax] {
-        guard synchronizableClass(declaration, attribute: node, reportingIn: nil) != nil,
+        guard let classDecl = synchronizableClass(declaration, attribute: node, reportingIn: nil),
+            unsupportedProperties(of: classDecl).isEmpty,
             let variable = member.as(VariableDeclSyntax.self),
             case .synchronized = StoredProperty(variable),
             !variable.attributes.contains(where: { element in
