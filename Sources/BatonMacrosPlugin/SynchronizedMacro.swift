@@ -59,11 +59,21 @@ public enum SynchronizedMacro {
 
     /// The stored properties that the lock cannot protect, with why.
     static func unsupportedProperties(of classDecl: ClassDeclSyntax) -> [(SynchronizedDiagnostic, any SyntaxProtocol)] {
-        classDecl.memberBlock.members.compactMap { member in
-            guard let variable = member.decl.as(VariableDeclSyntax.self),
-                case .unsupported(let message, let node) = StoredProperty(variable)
-            else { return nil }
+        variables(in: classDecl.memberBlock.members).compactMap { variable in
+            guard case .unsupported(let message, let node) = StoredProperty(variable) else { return nil }
             return (message, node)
+        }
+    }
+
+    /// The `var` and `let` declarations among `members`, those inside `#if` clauses included.
+    static func variables(in members: MemberBlockItemListSyntax) -> [VariableDeclSyntax] {
+        members.flatMap { member -> [VariableDeclSyntax] in
+            if let variable = member.decl.as(VariableDeclSyntax.self) { return [variable] }
+            guard let conditional = member.decl.as(IfConfigDeclSyntax.self) else { return [] }
+            return conditional.clauses.flatMap { clause -> [VariableDeclSyntax] in
+                guard case .decls(let nested) = clause.elements else { return [] }
+                return variables(in: nested)
+            }
         }
     }
 

@@ -142,6 +142,32 @@ import Testing
         )
     }
 
+    @Test func onALazyVarInsideIfConfig() {
+        assertExpansion(
+            """
+            @Synchronized
+            final class Parser {
+                #if DEBUG
+                lazy var trace = [String]()
+                #endif
+            }
+            """,
+            expandedSource: """
+                final class Parser {
+                    #if DEBUG
+                    lazy var trace = [String]()
+                    #endif
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message:
+                        "@Synchronized cannot protect a lazy var: its first read would initialize it outside the lock; initialize it in init instead",
+                    line: 4, column: 5)
+            ]
+        )
+    }
+
     @Test func onAPropertyWithObservers() {
         assertExpansion(
             """
