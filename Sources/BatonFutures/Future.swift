@@ -30,8 +30,10 @@ import Dispatch
 ///
 /// **Inline callbacks.** With the default ``Executor/inline`` a callback runs on the thread that
 /// completes the future. Deep chains of inline futures (a `map` of a `map` of …) do not recurse
-/// without bound: beyond a fixed depth the remaining callbacks run, in order, once the current
-/// callback returns.
+/// without bound: beyond a fixed depth the remaining callbacks run once the current callback
+/// returns. Callbacks of one future run in the order they were registered, at any depth: a
+/// callback registered on a completed future runs after every inline callback that the thread
+/// deferred before it.
 ///
 /// Thread safety: every method may be called from any thread, concurrently. Whatever the
 /// completing thread wrote before it completed the future is visible to every callback and to
@@ -180,8 +182,10 @@ public final class Future<Value: Sendable> {
 
     /// Registers `body` to run once with the future's result, on `executor`.
     ///
-    /// If the future has already completed, `body` is scheduled at once (inline: it runs before
-    /// this method returns).
+    /// If the future has already completed, `body` is scheduled at once. Inline, it runs before
+    /// this method returns — unless this thread is inside deeply nested inline callbacks and has
+    /// deferred some: then `body` runs after those, when the outermost inline callback returns,
+    /// so that callbacks keep their registration order.
     ///
     /// - Parameters:
     ///   - executor: Where `body` runs; ``Executor/inline`` by default.

@@ -6,12 +6,15 @@ import Glibc
 import Musl
 #endif
 
-/// Runs inline callbacks, nesting at most ``maximumDepth`` deep on one thread.
+/// Runs inline callbacks, nesting at most ``maximumDepth`` deep on one thread, in the order they
+/// were handed over.
 ///
 /// Completing a future inline runs its callbacks, which may complete the next future, and so
 /// on: a chain of 100,000 `map`s would need 100,000 nested frames. Below the depth limit a
 /// callback runs at once (the usual, cheap case); beyond it the work is queued on the thread and
-/// run by the outermost inline call when the nested ones have returned.
+/// run by the outermost inline call when the nested ones have returned. Once anything is queued,
+/// every later callback on the thread queues behind it, at any depth: a callback registered on
+/// a completed future by a shallower frame must not overtake ones deferred before it.
 @usableFromInline
 enum InlineTrampoline {
     /// Deep enough for ordinary nesting, shallow enough for any thread's stack.
@@ -20,7 +23,7 @@ enum InlineTrampoline {
     @inlinable
     static func run<Argument>(_ body: @escaping @Sendable (Argument) -> Void, _ argument: Argument) {
         let state = ThreadInlineState.current
-        if state.depth >= maximumDepth {
+        if state.depth >= maximumDepth || state.hasDeferredWork {
             state.deferred.append { body(argument) }
             return
         }
@@ -40,19 +43,28 @@ enum InlineTrampoline {
 @usableFromInline
 final class ThreadInlineState {
     @usableFromInline var depth = 0
+    /// Work waiting to run, in the order it was handed over. While it is being drained it keeps
+    /// the items not yet run, so new work still queues behind them.
     @usableFromInline var deferred: [() -> Void] = []
 
     @usableFromInline init() {}
 
-    /// Runs the deferred work, and whatever that work defers, until none is left.
+    /// Whether work waits to run on this thread: new inline work must queue behind it.
+    @inlinable var hasDeferredWork: Bool { !deferred.isEmpty }
+
+    /// Runs the deferred work, and whatever that work defers, first in first out, until none
+    /// is left.
     @usableFromInline
     func drain() {
         depth = 1
-        while !deferred.isEmpty {
-            let batch = deferred
-            deferred = []
-            for work in batch { work() }
+        var next = 0
+        while next < deferred.count {
+            let work = deferred[next]
+            next += 1
+            work()
         }
+        // Keep a small buffer for the next deep chain; free a large one.
+        deferred.removeAll(keepingCapacity: deferred.count <= 1024)
         depth = 0
     }
 
