@@ -70,6 +70,33 @@ extension Future {
         return next
     }
 
+    /// A future that replaces this future's error with the future `transform` makes from it: a
+    /// recovery that is itself asynchronous (a fallback request, a retry elsewhere). A value
+    /// passes through untouched, and an error thrown by `transform` fails the new future.
+    ///
+    /// ```swift
+    /// let avatar = fetcher.fetch(avatarURL).flatMapError { _ in fetcher.fetch(placeholderURL) }
+    /// ```
+    ///
+    /// Cancellation passes through as for ``flatMap(on:_:)``: a `CancellationError` of this
+    /// future is not handed to `transform` but fails the new future, and cancelling the new
+    /// future cancels this one and the future `transform` made, if it has been made.
+    @inlinable
+    public func flatMapError(
+        on executor: Executor = .inline, _ transform: @escaping @Sendable (any Error) throws -> Future<Value>
+    ) -> Future<Value> {
+        let next = Promise<Value>()
+        whenComplete(on: executor) { outcome in
+            guard case .failure(let error) = outcome, !(error is CancellationError), !next.future.isCompleted else {
+                next.tryComplete(with: outcome)
+                return
+            }
+            do { next.complete(with: try transform(error)) } catch { next.tryComplete(with: .failure(error)) }
+        }
+        next.onCancel { self.cancel() }
+        return next.future
+    }
+
     /// A future with this future's outcome, or ``FutureError/timedOut(after:)`` if it does not
     /// complete within `duration`; on the timeout this future is cancelled, stopping its work.
     ///
