@@ -114,7 +114,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         self.shards = (0..<shards).map { _ in CacheShard(policy: policy, expiry: expiry, budget: budget) }
     }
 
-    /// Eight shards per core, at most 64, halved while a shard would hold fewer than 32 of
+    /// 32 shards per core, at most 64, halved while a shard would hold fewer than 32 of
     /// `countLimit` entries.
     static func defaultShardCount(countLimit: Int?) -> Int {
         // Many more shards than cores: on a skewed key stream the hot keys' shards are where
@@ -152,6 +152,29 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             shard.counters.increment(.misses)
             return nil
         }
+    }
+
+    /// The value stored for `key` if it is present and has not expired, read quietly: unlike
+    /// ``value(forKey:)`` it counts as neither a hit nor a miss, does not mark the entry as
+    /// recently used (SIEVE's visited bit, LRU's order) and does not refresh its idle time, so
+    /// looking does not change what the cache keeps. An expired entry reads as absent and is
+    /// not removed here.
+    ///
+    /// Thread safety: takes the key's shard's read lock, like a SIEVE hit.
+    ///
+    /// - Complexity: O(1) on average.
+    @inlinable
+    public func peek(_ key: Key) -> Value? {
+        shards[key.hashValue & shardMask].peek(key, now: expiry.isEnabled ? clock.nanoseconds() : 0)
+    }
+
+    /// Whether a value that has not expired is stored for `key`, checked as quietly as
+    /// ``peek(_:)``: no statistics, no recency, no idle-time refresh.
+    ///
+    /// - Complexity: O(1) on average.
+    @inlinable
+    public func contains(_ key: Key) -> Bool {
+        peek(key) != nil
     }
 
     /// Looks `key` up without counting statistics.

@@ -56,6 +56,17 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
         }
     }
 
+    /// The live value for `key` under the read lock, touching nothing: no visited bit, no read
+    /// time, no reordering. An expired entry reads as absent and stays where it is.
+    @inlinable
+    func peek(_ key: Key, now: Int64) -> Value? {
+        lock.withReadLock {
+            guard let entry = state.index[key] else { return nil }
+            if state.expiry.isEnabled && state.isExpired(Int(entry.slot), now: now) { return nil }
+            return entry.value
+        }
+    }
+
     /// Runs `body` on the state under the write lock.
     @inlinable
     func withWriteLock<Result>(_ body: (inout ShardStateMachine<Key, Value>) -> Result) -> Result {

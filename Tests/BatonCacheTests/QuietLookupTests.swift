@@ -1,0 +1,73 @@
+import Testing
+
+@testable import BatonCache
+
+/// `peek` and `contains` look without touching: no statistics, no recency, no idle refresh.
+@Suite("Quiet lookups")
+struct QuietLookupTests {
+    @Test("peek and contains see live entries and count neither hits nor misses")
+    func quietLookupsCountNothing() {
+        let cache = MemoryCache<String, Int>(countLimit: 10)
+        cache["a"] = 1
+        let before = cache.statistics
+        #expect(cache.peek("a") == 1)
+        #expect(cache.contains("a"))
+        #expect(cache.peek("b") == nil)
+        #expect(!cache.contains("b"))
+        let after = cache.statistics
+        #expect(after.hits == before.hits)
+        #expect(after.misses == before.misses)
+        _ = cache["a"]
+        #expect(cache.statistics.hits == before.hits + 1)  // a real lookup still counts
+    }
+
+    /// Three slots: A B C, then a look at A, then D. A lookup would save A (SIEVE's visited
+    /// bit, LRU's move to the front) and evict B; a quiet look must leave A the victim.
+    @Test("A peek does not save an entry from eviction", arguments: [EvictionPolicy.sieve, .lru])
+    func peekDoesNotMarkRecentUse(policy: EvictionPolicy) {
+        func victim(looking look: (MemoryCache<String, Int>) -> Void) -> [String] {
+            let cache = MemoryCache<String, Int>(countLimit: 3, policy: policy, shardCount: 1)
+            let log = EvictionLog<String, Int>()
+            log.attach(to: cache)
+            cache["A"] = 1
+            cache["B"] = 2
+            cache["C"] = 3
+            look(cache)
+            cache["D"] = 4
+            return log.keys
+        }
+        #expect(victim { _ = $0.value(forKey: "A") } == ["B"])
+        #expect(victim { _ = $0.peek("A") } == ["A"])
+        #expect(victim { _ = $0.contains("A") } == ["A"])
+    }
+
+    @Test("A peek does not refresh an entry's idle time", arguments: [EvictionPolicy.sieve, .lru])
+    func peekDoesNotRefreshIdleTime(policy: EvictionPolicy) {
+        let clock = ManualClock()
+        let cache = MemoryCache<String, Int>(timeToIdle: .seconds(10), policy: policy, clock: clock.cacheClock)
+        cache["quiet"] = 1
+        cache["read"] = 2
+        clock.advance(by: .seconds(6))
+        #expect(cache.peek("quiet") == 1)
+        #expect(cache["read"] == 2)  // a lookup refreshes
+        clock.advance(by: .seconds(6))  // 12 s after the write, 6 s after the lookup
+        #expect(cache.peek("quiet") == nil)
+        #expect(!cache.contains("quiet"))
+        #expect(cache.peek("read") == 2)
+    }
+
+    @Test("An expired entry reads as absent and is left for a lookup or removeExpired to remove")
+    func expiredEntriesReadAsAbsent() {
+        let clock = ManualClock()
+        let cache = MemoryCache<String, Int>(timeToLive: .seconds(5), clock: clock.cacheClock)
+        cache["a"] = 1
+        clock.advance(by: .seconds(5))
+        #expect(cache.peek("a") == nil)
+        #expect(!cache.contains("a"))
+        #expect(cache.count == 1)  // still held: peeking removes nothing
+        #expect(cache.statistics.expirations == 0)
+        #expect(cache["a"] == nil)  // a lookup removes it
+        #expect(cache.count == 0)
+        #expect(cache.statistics.expirations == 1)
+    }
+}
