@@ -9,6 +9,8 @@ public struct LockDescription: Sendable, Hashable, CustomStringConvertible {
         case recursiveLock = "RecursiveLock"
         /// A ``ReadWriteLock``, alone or inside a ``Protected``.
         case readWriteLock = "ReadWriteLock"
+        /// An ``AsyncLock``, alone or inside an ``AsyncProtected``.
+        case asyncLock = "AsyncLock"
     }
 
     /// The lock's type.

@@ -29,6 +29,8 @@ public struct LockReentry: Sendable, Hashable, CustomStringConvertible {
             advice = "Lock is not recursive: use RecursiveLock, or restructure so the lock is taken once."
         case .readWriteLock where deadlocks:
             advice = "ReadWriteLock is not re-entrant and cannot be upgraded from read to write."
+        case .asyncLock:
+            advice = "AsyncLock is not re-entrant: withLock throws AsyncLockError.Code.reentry."
         case .readWriteLock, .recursiveLock:
             advice =
                 "A nested read lock waits behind any writer that arrived in between, which waits for the outer read."

@@ -1,0 +1,117 @@
+/// The holder and waiters of an ``AsyncLock``: pure state, changed only under the lock's mutex.
+/// Each transition returns what the caller must do once the mutex is released, except priority
+/// donation, which must reach the holder while it is certainly alive (see `donate(_:)`).
+struct AsyncLockStateMachine {
+    /// Resumed with `true` when the waiter is handed the lock, `false` when it is cancelled.
+    typealias Continuation = UnsafeContinuation<Bool, Never>
+
+    /// A task holding or wanting the lock, and where it asked.
+    struct Owner {
+        /// Valid while the task is inside `withLock`, which outlives its stay in this state.
+        let task: UnsafeCurrentTask
+        let file: StaticString
+        let line: UInt
+
+        var site: SourceSite { SourceSite(file, line) }
+    }
+
+    private struct Waiter {
+        let continuation: Continuation
+        let owner: Owner
+        let priority: TaskPriority
+    }
+
+    private(set) var holder: Owner?
+    private var waiters = WaiterQueue<Waiter>()
+    /// How many queued waiters have each priority (by raw value): the highest is donated to
+    /// each new holder.
+    private var waitingPriorities: [UInt8: Int] = [:]
+    private var lastID: UInt64 = 0
+
+    var waitingCount: Int { waiters.count }
+
+    enum Acquire {
+        /// The lock was free and is now the caller's.
+        case acquired
+        /// The calling task holds the lock already (taken at this site).
+        case reentered(firstTakenAt: SourceSite)
+        /// Another task holds it: queue under this ID.
+        case wait(id: UInt64)
+    }
+
+    mutating func acquire(_ owner: Owner) -> Acquire {
+        guard let holder else {
+            holder = owner
+            return .acquired
+        }
+        if holder.task == owner.task { return .reentered(firstTakenAt: holder.site) }
+        lastID &+= 1
+        return .wait(id: lastID)
+    }
+
+    /// Queues a waiter that found the lock held, unless the situation changed meanwhile, and
+    /// donates its priority to the holder.
+    ///
+    /// - Parameter cancelled: Whether the waiter's task is cancelled; read under the mutex, so a
+    ///   cancellation handler that runs later finds the waiter queued.
+    /// - Returns: What to resume the continuation with at once, or `nil` if it now waits.
+    mutating func enqueue(
+        _ continuation: Continuation, owner: Owner, priority: TaskPriority, id: UInt64, cancelled: Bool
+    ) -> Bool? {
+        guard holder != nil else {
+            // Released between `acquire` and now; a release hands the lock to the first waiter,
+            // so no one is queued ahead.
+            holder = owner
+            return true
+        }
+        if cancelled { return false }
+        waiters.append(Waiter(continuation: continuation, owner: owner, priority: priority), id: id)
+        waitingPriorities[priority.rawValue, default: 0] += 1
+        donate(priority)
+        return nil
+    }
+
+    /// Releases the lock: hands it to the first waiter and returns its continuation, or frees it.
+    mutating func release() -> Continuation? {
+        guard let next = waiters.popFirst() else {
+            holder = nil
+            return nil
+        }
+        forget(next.priority)
+        holder = next.owner
+        if let highest = waitingPriorities.keys.max() { donate(TaskPriority(rawValue: highest)) }
+        return next.continuation
+    }
+
+    /// Takes a cancelled waiter out; `nil` if it was already handed the lock (or never queued).
+    mutating func cancel(id: UInt64) -> Continuation? {
+        guard let waiter = waiters.remove(id: id) else { return nil }
+        forget(waiter.priority)
+        return waiter.continuation
+    }
+
+    /// Raises the holder's task to `priority`, so that a low-priority holder that a
+    /// high-priority task waits for is not starved by medium-priority work. Done under the
+    /// mutex: the holder is alive while it is the holder, and only then.
+    private func donate(_ priority: TaskPriority) {
+        guard let holder, holder.task.priority < priority else { return }
+        escalate(holder.task, to: priority)
+    }
+
+    private mutating func forget(_ priority: TaskPriority) {
+        let key = priority.rawValue
+        if let count = waitingPriorities[key], count > 1 {
+            waitingPriorities[key] = count - 1
+        } else {
+            waitingPriorities[key] = nil
+        }
+    }
+}
+
+/// Raises `task`'s priority to at least `priority`, where the runtime can (Swift 6.2's
+/// `UnsafeCurrentTask.escalatePriority(to:)`); on older Apple releases it does nothing.
+func escalate(_ task: UnsafeCurrentTask, to priority: TaskPriority) {
+    if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+        task.escalatePriority(to: priority)
+    }
+}
