@@ -72,6 +72,7 @@ public let allScenarios: [any Scenario] = [
     CacheScenario(),
     JobsScenario(),
     FuturesScenario(),
+    AsyncScenario(),
 ]
 
 /// The number of cores the run can use.
