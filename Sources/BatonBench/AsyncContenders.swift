@@ -44,38 +44,41 @@ final class BenchCounter: @unchecked Sendable {
     var value = 0
 }
 
+/// What the lazy-value cases compute once: known only at run time, as a value worth computing
+/// lazily is (a literal `static let` would be folded into a constant and never read).
+func lazyValue() -> Int { Int(ProcessInfo.processInfo.processIdentifier) }
+
 /// The value read by the lazy-value cases.
 enum LazyReadAnchor {
     /// Swift's own once: a global initialised on first use.
-    static let value = 42
+    static let value = lazyValue()
 }
 
 /// The lazy value as many write it by hand: an optional behind an `NSLock`.
 final class NSLockLazy: @unchecked Sendable {  // `lock` guards `stored`
     private let lock = NSLock()
     private var stored: Int?
-    private let make: @Sendable () -> Int
-
-    init(_ make: @escaping @Sendable () -> Int) {
-        self.make = make
-    }
 
     var value: Int {
         lock.lock()
         defer { lock.unlock() }
         if let stored { return stored }
-        let made = make()
+        let made = lazyValue()
         stored = made
         return made
     }
 }
 
-// One read per call, for every contender: a read that the optimiser could hoist out of a loop
-// (a `static let`) would otherwise measure nothing.
-@inline(never) func readStaticLet() -> Int { LazyReadAnchor.value }
-@inline(never) func read(_ lazy: Lazy<Int>) -> Int { lazy.value }
-@inline(never) func read(_ lazy: NSLockLazy) -> Int { lazy.value }
-@inline(never) func read(_ lazy: AsyncLazy<Int>) async throws -> Int { try await lazy.value }
+// One read per call, of the same kind for every contender of a case (plain calls for `Lazy`,
+// async calls for `AsyncLazy`, which can only be read with `await`): a read the optimiser could
+// hoist out of the loop (a `static let`) would otherwise measure nothing. Each adds the loop
+// index, so that no call can be hoisted either.
+@inline(never) func readStaticLet(_ index: Int) -> Int { LazyReadAnchor.value &+ index }
+@inline(never) func read(_ lazy: Lazy<Int>, _ index: Int) -> Int { lazy.value &+ index }
+@inline(never) func read(_ lazy: NSLockLazy, _ index: Int) -> Int { lazy.value &+ index }
+@inline(never) func readStaticLetAsync(_ index: Int) async -> Int { LazyReadAnchor.value &+ index }
+@inline(never) func read(_ lazy: AsyncLazy<Int>, _ index: Int) async throws -> Int { try await lazy.value &+ index }
+@inline(never) func readAsync(_ lazy: NSLockLazy, _ index: Int) async -> Int { lazy.value &+ index }
 
 /// Runs `body(index)` in `tasks` child tasks of a task started from this (non-pool) thread, and
 /// returns the wall time from just before the first child is created until the last is done.
@@ -203,29 +206,29 @@ enum AsyncContenders {
     // MARK: lazy reads
 
     static func lazyRead(operations: Int) -> Double {
-        let lazy = Lazy { 42 }
-        var sum = read(lazy)
+        let lazy = Lazy { lazyValue() }
+        var sum = read(lazy, 0)
         let elapsed = timeOnThisThread {
-            for _ in 0..<operations { sum &+= read(lazy) }
+            for index in 0..<operations { sum &+= read(lazy, index) }
         }
         blackHole(sum)
         return elapsed.nanoseconds / Double(operations)
     }
 
     static func staticLetRead(operations: Int) -> Double {
-        var sum = readStaticLet()
+        var sum = readStaticLet(0)
         let elapsed = timeOnThisThread {
-            for _ in 0..<operations { sum &+= readStaticLet() }
+            for index in 0..<operations { sum &+= readStaticLet(index) }
         }
         blackHole(sum)
         return elapsed.nanoseconds / Double(operations)
     }
 
     static func nsLockRead(operations: Int) -> Double {
-        let lazy = NSLockLazy { 42 }
-        var sum = read(lazy)
+        let lazy = NSLockLazy()
+        var sum = read(lazy, 0)
         let elapsed = timeOnThisThread {
-            for _ in 0..<operations { sum &+= read(lazy) }
+            for index in 0..<operations { sum &+= read(lazy, index) }
         }
         blackHole(sum)
         return elapsed.nanoseconds / Double(operations)
@@ -233,10 +236,10 @@ enum AsyncContenders {
 
     /// Reads in a task, as async code reads an `AsyncLazy` (the anchors are read in a task too).
     static func asyncLazyRead(operations: Int) -> Double {
-        let lazy = AsyncLazy { 42 }
+        let lazy = AsyncLazy { lazyValue() }
         let elapsed = timeTasks(1) { _ in
-            var sum = try await read(lazy)
-            for _ in 0..<operations { sum &+= try await read(lazy) }
+            var sum = try await read(lazy, 0)
+            for index in 0..<operations { sum &+= try await read(lazy, index) }
             blackHole(sum)
         }
         return elapsed.nanoseconds / Double(operations)
@@ -244,18 +247,18 @@ enum AsyncContenders {
 
     static func staticLetReadInTask(operations: Int) -> Double {
         let elapsed = timeTasks(1) { _ in
-            var sum = readStaticLet()
-            for _ in 0..<operations { sum &+= readStaticLet() }
+            var sum = await readStaticLetAsync(0)
+            for index in 0..<operations { sum &+= await readStaticLetAsync(index) }
             blackHole(sum)
         }
         return elapsed.nanoseconds / Double(operations)
     }
 
     static func nsLockReadInTask(operations: Int) -> Double {
-        let lazy = NSLockLazy { 42 }
+        let lazy = NSLockLazy()
         let elapsed = timeTasks(1) { _ in
-            var sum = read(lazy)
-            for _ in 0..<operations { sum &+= read(lazy) }
+            var sum = await readAsync(lazy, 0)
+            for index in 0..<operations { sum &+= await readAsync(lazy, index) }
             blackHole(sum)
         }
         return elapsed.nanoseconds / Double(operations)

@@ -80,7 +80,7 @@ public struct AsyncScenario: Scenario {
                 "Semaphore cases: \(semaphoreOps) wait + signal pairs shared by the tasks; the actor semaphore is an actor with a count and a queue of continuations, as users write it.",
                 "lock, uncontended: \(uncontendedOps) increments from one task, inside AsyncLock.withLock or as a call into an actor.",
                 "lock, \(Self.contendedTasks) tasks: \(contendedOps) sections of read, Task.yield(), write; the anchor is the actor semaphore used as a lock (an actor alone would interleave the sections). Both counters are checked exact.",
-                "Reads: \(readOps) reads of an Int after initialisation, one call each (so a static let is not hoisted out of the loop); AsyncLazy and its anchors are read inside a task.",
+                "Reads: \(readOps) reads of an Int computed at run time, after initialisation, one call each (so a static let is not hoisted out of the loop): plain calls for Lazy and its anchors, async calls inside a task for AsyncLazy and its anchors (an AsyncLazy is read with await).",
             ])
     }
 }

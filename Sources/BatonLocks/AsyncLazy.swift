@@ -46,8 +46,8 @@ public final class AsyncLazy<Value: Sendable> {
     /// under `mutex`.
     @exclusivity(unchecked) @usableFromInline var storage: Value?
     private let mutex = PlatformMutex()
-    /// Guarded by `mutex`.
-    private var machine = AsyncLazyStateMachine<Value>()
+    /// Guarded by `mutex`. The mutex, not the runtime's exclusivity check, keeps accesses apart.
+    @exclusivity(unchecked) private var machine = AsyncLazyStateMachine<Value>()
     private let make: @Sendable () async throws -> Value
     private let name: String?
     private let file: StaticString

@@ -47,8 +47,8 @@ import CBatonPlatform
 ///   awaits the child inside the section.
 public final class AsyncLock {
     private let mutex = PlatformMutex()
-    /// Guarded by `mutex`.
-    private var machine = AsyncLockStateMachine()
+    /// Guarded by `mutex`. The mutex, not the runtime's exclusivity check, keeps accesses apart.
+    @exclusivity(unchecked) private var machine = AsyncLockStateMachine()
     let identity: LockIdentity
 
     /// Creates an unlocked lock.
@@ -85,9 +85,39 @@ public final class AsyncLock {
     ///   does not run then); ``AsyncLockError`` (``AsyncLockError/Code/reentry``) if the task
     ///   already holds this lock; otherwise what `body` throws.
     /// - Warning: Not re-entrant (see ``AsyncLock``).
+    @inlinable
     public func withLock<Result>(
         isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        if _fastPath(tryTakeFreeLockQuietly(file: file, line: line)) {
+            defer { release() }
+            return try await body()
+        }
+        return try await withLockSlowPath(isolation: isolation, file: file, line: line, body)
+    }
+
+    /// Takes the lock if it is free, the task is not cancelled and every diagnostic is off: the
+    /// fast path, with no suspension.
+    @usableFromInline
+    func tryTakeFreeLockQuietly(file: StaticString, line: UInt) -> Bool {
+        guard baton_lock_diagnostics() == 0, !Task.isCancelled else { return false }
+        let owner = withUnsafeCurrentTask { task in
+            // `withLock` is async, so it always runs in a task.
+            AsyncLockStateMachine.Owner(task: task!, file: file, line: line)
+        }
+        mutex.lock()
+        let taken = machine.acquireIfFree(owner)
+        mutex.unlock()
+        return taken
+    }
+
+    /// Everything ``withLock(isolation:file:line:_:)`` does beyond its fast path: cancellation,
+    /// re-entry, waiting, and the diagnostics.
+    @usableFromInline
+    func withLockSlowPath<Result>(
+        isolation: isolated (any Actor)?, file: StaticString, line: UInt,
         _ body: () async throws -> Result
     ) async throws -> Result {
         if Task.isCancelled { throw CancellationError() }
@@ -109,9 +139,10 @@ public final class AsyncLock {
             throw AsyncLockError(
                 code: .reentry, lock: identity.description, firstTakenAt: first, takenAt: SourceSite(file, line))
         case .wait(let id):
-            let start = ContinuousClock.now
+            let counted = flags & LockDiagnostics.statisticsBit != 0
+            let start: ContinuousClock.Instant? = counted ? .now : nil
             try await suspend(owner, id: id, isolation: isolation)
-            if flags & LockDiagnostics.statisticsBit != 0 { identity.counters?.record(contendedFor: .now - start) }
+            if let start { identity.counters?.record(contendedFor: .now - start) }
         }
         guard flags != 0 else {
             defer { release() }
@@ -155,7 +186,8 @@ public final class AsyncLock {
         }
     }
 
-    private func release() {
+    @usableFromInline
+    func release() {
         mutex.lock()
         let next = machine.release()
         mutex.unlock()

@@ -39,6 +39,13 @@ struct AsyncLockStateMachine {
         case wait(id: UInt64)
     }
 
+    /// Takes the lock for `owner` if no task holds it (re-entry and waiting are the slow path's).
+    mutating func acquireIfFree(_ owner: Owner) -> Bool {
+        guard holder == nil else { return false }
+        holder = owner
+        return true
+    }
+
     mutating func acquire(_ owner: Owner) -> Acquire {
         guard let holder else {
             holder = owner

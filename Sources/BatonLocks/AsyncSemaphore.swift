@@ -1,3 +1,5 @@
+import Atomics
+
 /// A counting semaphore for Swift concurrency: at most `value` tasks hold a permit at once, and
 /// the others wait without blocking a thread.
 ///
@@ -34,9 +36,14 @@
 /// a Baton futex lock held for a few instructions; continuations are resumed after it is
 /// released.
 public final class AsyncSemaphore {
+    /// Free permits when positive; otherwise minus the tasks registered as waiting (see
+    /// `AsyncSemaphoreStateMachine`). Taken and returned without the mutex on the fast paths.
+    @usableFromInline let count: UnsafeAtomic<Int>
     private let mutex = PlatformMutex()
-    /// Guarded by `mutex`.
-    private var machine: AsyncSemaphoreStateMachine
+    /// Guarded by `mutex`. The mutex, not the runtime's exclusivity check, keeps accesses apart.
+    @exclusivity(unchecked) private var machine = AsyncSemaphoreStateMachine()
+    /// The IDs under which waiters queue, so that a cancellation handler can find its waiter.
+    private let lastID: UnsafeAtomic<UInt64>
 
     /// Creates a semaphore with `value` permits.
     ///
@@ -45,43 +52,62 @@ public final class AsyncSemaphore {
     /// - Precondition: `value >= 0`.
     public init(value: Int) {
         precondition(value >= 0, "AsyncSemaphore: the initial value must not be negative (got \(value))")
-        machine = AsyncSemaphoreStateMachine(permits: value)
+        count = .create(value)
+        lastID = .create(0)
     }
 
     deinit {
+        count.destroy()
+        lastID.destroy()
         mutex.deallocate()
     }
 
     /// Takes a permit, suspending the calling task until one is free.
     ///
-    /// Returns at once when a permit is free and no task is waiting. Otherwise the task queues
-    /// behind the earlier waiters and suspends; no thread is blocked meanwhile.
+    /// Returns at once when a permit is free and no task is waiting: one atomic operation, no
+    /// lock, no suspension. Otherwise the task queues behind the earlier waiters and suspends;
+    /// no thread is blocked meanwhile.
     ///
     /// - Parameter isolation: The caller's actor, inherited so that calling from an actor does
     ///   not hop off it; leave the default.
     /// - Throws: `CancellationError` if the task is cancelled before or while it waits; it then
     ///   holds no permit and must not call ``signal()`` for this wait.
+    @inlinable
     public func wait(isolation: isolated (any Actor)? = #isolation) async throws(CancellationError) {
         if Task.isCancelled { throw CancellationError() }
-        mutex.lock()
-        let acquire = machine.acquire()
-        mutex.unlock()
-        guard case .wait(let id) = acquire else { return }
-        try await suspend(id: id, isolation: isolation)
+        if _fastPath(tryTakeFreePermit()) { return }
+        try await suspend(isolation: isolation)
     }
 
-    /// The slow path of ``wait(isolation:)``: queue and suspend until a permit or a cancellation.
-    private func suspend(id: UInt64, isolation: isolated (any Actor)?) async throws(CancellationError) {
+    /// Takes a permit if one is free (and so no task waits).
+    @inlinable
+    func tryTakeFreePermit() -> Bool {
+        var current = count.load(ordering: .relaxed)
+        while current > 0 {
+            let (exchanged, original) = count.weakCompareExchange(
+                expected: current, desired: current - 1, successOrdering: .acquiringAndReleasing,
+                failureOrdering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    /// The slow path of ``wait(isolation:)``: register, queue and suspend until a permit or a
+    /// cancellation.
+    @usableFromInline
+    func suspend(isolation: isolated (any Actor)?) async throws(CancellationError) {
+        let id = lastID.loadThenWrappingIncrement(ordering: .relaxed)
         let acquired = await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: isolation) { continuation in
                 mutex.lock()
-                let now = machine.enqueue(continuation, id: id, cancelled: Task.isCancelled)
+                let now = machine.register(continuation, id: id, cancelled: Task.isCancelled, count: count)
                 mutex.unlock()
                 if let now { continuation.resume(returning: now) }
             }
         } onCancel: {
             mutex.lock()
-            let waiter = machine.cancel(id: id)
+            let waiter = machine.cancel(id: id, count: count)
             mutex.unlock()
             waiter?.resume(returning: false)
         }
@@ -97,14 +123,23 @@ public final class AsyncSemaphore {
     /// Returns a permit: resumes the first waiting task with it, or keeps it for the next
     /// ``wait(isolation:)`` if no task waits.
     ///
-    /// Never suspends or blocks; may be called from synchronous code on any thread. Calling it
-    /// more often than ``wait(isolation:)`` adds permits beyond the initial value.
+    /// Never suspends or blocks; may be called from synchronous code on any thread. With no task
+    /// waiting it is one atomic operation. Calling it more often than ``wait(isolation:)`` adds
+    /// permits beyond the initial value.
     ///
     /// - Returns: `true` if it resumed a waiting task.
+    @inlinable
     @discardableResult
     public func signal() -> Bool {
+        if _fastPath(count.loadThenWrappingIncrement(ordering: .acquiringAndReleasing) >= 0) { return false }
+        return resumeFirstWaiter()
+    }
+
+    /// The slow path of ``signal()``: the count said a task waits; hand it the permit.
+    @usableFromInline
+    func resumeFirstWaiter() -> Bool {
         mutex.lock()
-        let waiter = machine.signal()
+        let waiter = machine.popFirst()
         mutex.unlock()
         guard let waiter else { return false }
         waiter.resume(returning: true)
@@ -121,6 +156,7 @@ public final class AsyncSemaphore {
     /// - Returns: What `body` returns.
     /// - Throws: `CancellationError` if the task is cancelled before it gets a permit (`body`
     ///   does not run then), or what `body` throws.
+    @inlinable
     public func withPermit<Result>(
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Result
@@ -139,11 +175,9 @@ public final class AsyncSemaphore {
 
     /// The permits free now (for tests; it may change as soon as it is read).
     var freePermits: Int {
-        mutex.lock()
-        defer { mutex.unlock() }
-        return machine.permits
+        max(0, count.load(ordering: .acquiring))
     }
 }
 
-// `mutex` guards `machine`, the only mutable state.
+// `mutex` guards `machine`; `count` and `lastID` are atomic.
 extension AsyncSemaphore: @unchecked Sendable {}

@@ -46,7 +46,7 @@ public final class Lazy<Value: Sendable> {
     @exclusivity(unchecked) @usableFromInline var storage: Value?
     private let mutex = PlatformMutex()
     /// Guarded by `mutex`; dropped once it has run, with what it captured.
-    private var make: (@Sendable () -> Value)?
+    @exclusivity(unchecked) private var make: (@Sendable () -> Value)?
     /// The thread running the initializer, 0 when none: read by that thread only to catch a
     /// read from inside the initializer.
     private let initializingThread: UnsafeAtomic<UInt>
