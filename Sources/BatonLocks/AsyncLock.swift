@@ -102,15 +102,16 @@ public final class AsyncLock {
     /// fast path, with no suspension.
     @usableFromInline
     func tryTakeFreeLockQuietly(file: StaticString, line: UInt) -> Bool {
-        guard baton_lock_diagnostics() == 0, !Task.isCancelled else { return false }
-        let owner = withUnsafeCurrentTask { task in
+        guard baton_lock_diagnostics() == 0 else { return false }
+        // One look-up of the current task serves the cancellation check and the owner.
+        return withUnsafeCurrentTask { task in
             // `withLock` is async, so it always runs in a task.
-            AsyncLockStateMachine.Owner(task: task!, file: file, line: line)
+            guard let task, !task.isCancelled else { return false }
+            mutex.lock()
+            let taken = machine.acquireIfFree(AsyncLockStateMachine.Owner(task: task, file: file, line: line))
+            mutex.unlock()
+            return taken
         }
-        mutex.lock()
-        let taken = machine.acquireIfFree(owner)
-        mutex.unlock()
-        return taken
     }
 
     /// Everything ``withLock(isolation:file:line:_:)`` does beyond its fast path: cancellation,
@@ -167,7 +168,7 @@ public final class AsyncLock {
             await withUnsafeContinuation(isolation: isolation) { continuation in
                 mutex.lock()
                 let now = machine.enqueue(
-                    continuation, owner: owner, priority: owner.task.priority, id: id, cancelled: Task.isCancelled)
+                    continuation, owner: owner, priority: Task.currentPriority, id: id, cancelled: Task.isCancelled)
                 mutex.unlock()
                 if let now { continuation.resume(returning: now) }
             }

@@ -7,12 +7,31 @@ struct AsyncLockStateMachine {
 
     /// A task holding or wanting the lock, and where it asked.
     struct Owner {
-        /// Valid while the task is inside `withLock`, which outlives its stay in this state.
-        let task: UnsafeCurrentTask
+        /// The task's handle, as its bits: it identifies the task, and `withTask` turns it back
+        /// into a handle while the task is known to be alive (inside `withLock`, which outlives
+        /// its stay in this state). Bits, not the handle itself, because copying the handle (a
+        /// resilient, reference-counted struct) in and out of this state made the uncontended
+        /// `withLock` several times slower.
+        let taskBits: UInt
         let file: StaticString
         let line: UInt
 
+        init(task: UnsafeCurrentTask, file: StaticString, line: UInt) {
+            taskBits = unsafeBitCast(task, to: UInt.self)
+            self.file = file
+            self.line = line
+        }
+
         var site: SourceSite { SourceSite(file, line) }
+
+        /// Runs `body` with a handle to the task; only while the task is alive.
+        func withTask<Result>(_ body: (UnsafeCurrentTask) -> Result) -> Result {
+            withUnsafeTemporaryAllocation(of: UInt.self, capacity: 1) { buffer in
+                buffer[0] = taskBits
+                // A copy of the handle, retained and released like any copy: balanced.
+                return body(UnsafeRawPointer(buffer.baseAddress!).load(as: UnsafeCurrentTask.self))
+            }
+        }
     }
 
     private struct Waiter {
@@ -51,7 +70,7 @@ struct AsyncLockStateMachine {
             holder = owner
             return .acquired
         }
-        if holder.task == owner.task { return .reentered(firstTakenAt: holder.site) }
+        if holder.taskBits == owner.taskBits { return .reentered(firstTakenAt: holder.site) }
         lastID &+= 1
         return .wait(id: lastID)
     }
@@ -101,8 +120,9 @@ struct AsyncLockStateMachine {
     /// high-priority task waits for is not starved by medium-priority work. Done under the
     /// mutex: the holder is alive while it is the holder, and only then.
     private func donate(_ priority: TaskPriority) {
-        guard let holder, holder.task.priority < priority else { return }
-        escalate(holder.task, to: priority)
+        holder?.withTask { task in
+            if task.priority < priority { escalate(task, to: priority) }
+        }
     }
 
     private mutating func forget(_ priority: TaskPriority) {
