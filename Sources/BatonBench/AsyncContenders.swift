@@ -164,6 +164,8 @@ enum AsyncContenders {
         let counter = ActorCounter()
         let elapsed = timeTasks(1) { _ in
             for _ in 0..<operations { await counter.increment() }
+            let value = await counter.value
+            precondition(value == operations, "the actor lost an increment")
         }
         return elapsed.nanoseconds / Double(operations)
     }
