@@ -260,12 +260,16 @@ struct AsyncSemaphoreTests {
         #expect(await counter.mostInside == 1)
     }
 
-    @Test("AsyncSemaphore(value: -1) stops with a message")
+    @Test("AsyncSemaphore(value: -1) stops, with a message in a debug build")
     func negativeValueStops() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = AsyncSemaphore(value: -1)
         }
+        #if DEBUG
+        // An optimised precondition stops without its message.
         #expect(standardError(of: result).contains("the initial value must not be negative (got -1)"))
+        #endif
+        _ = result
     }
 }
 
