@@ -77,6 +77,24 @@ public final class AsyncLazy<Value: Sendable> {
         mutex.deallocate()
     }
 
+    #if compiler(>=6.2)
+    /// The value, computed by the initializer on the first read.
+    ///
+    /// The first reader runs the initializer in its task; readers arriving meanwhile wait for it.
+    /// Once it has succeeded, reads return at once without suspending, on the caller's executor
+    /// (no hop: a read of a ready value costs one acquiring load).
+    ///
+    /// - Throws: What the initializer threw, to the reader that ran it and the readers that
+    ///   waited for that attempt; `CancellationError` to a reader cancelled before the value is
+    ///   there.
+    @inlinable
+    nonisolated(nonsending) public var value: Value {
+        get async throws {
+            if _fastPath(ready.load(ordering: .acquiring)) { return storage.unsafelyUnwrapped }
+            return try await initialize()
+        }
+    }
+    #else
     /// The value, computed by the initializer on the first read.
     ///
     /// The first reader runs the initializer in its task; readers arriving meanwhile wait for it.
@@ -92,6 +110,7 @@ public final class AsyncLazy<Value: Sendable> {
             return try await initialize()
         }
     }
+    #endif
 
     /// Whether the value has been computed.
     public var isInitialized: Bool { ready.load(ordering: .acquiring) }

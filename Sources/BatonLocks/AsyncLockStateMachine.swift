@@ -136,9 +136,12 @@ struct AsyncLockStateMachine {
 }
 
 /// Raises `task`'s priority to at least `priority`, where the runtime can (Swift 6.2's
-/// `UnsafeCurrentTask.escalatePriority(to:)`); on older Apple releases it does nothing.
+/// `UnsafeCurrentTask.escalatePriority(to:)`); on older Apple releases, and with a compiler
+/// older than 6.2, it does nothing.
 func escalate(_ task: UnsafeCurrentTask, to priority: TaskPriority) {
+    #if compiler(>=6.2)
     if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
         task.escalatePriority(to: priority)
     }
+    #endif
 }
