@@ -247,6 +247,29 @@ enum AsyncContenders {
         return elapsed.nanoseconds / Double(operations)
     }
 
+    /// Reads written inline in an async loop, as `try await lazy.value` is usually written: the
+    /// getter's fast path is inlined, so no call is made. (A `static let` read inline would be
+    /// hoisted out of the loop, so it is not measured this way.)
+    static func asyncLazyReadInline(operations: Int) -> Double {
+        let lazy = AsyncLazy { lazyValue() }
+        let elapsed = timeTasks(1) { _ in
+            var sum = try await lazy.value
+            for index in 0..<operations { sum &+= try await lazy.value &+ index }
+            blackHole(sum)
+        }
+        return elapsed.nanoseconds / Double(operations)
+    }
+
+    static func nsLockReadInline(operations: Int) -> Double {
+        let lazy = NSLockLazy()
+        let elapsed = timeTasks(1) { _ in
+            var sum = lazy.value
+            for index in 0..<operations { sum &+= lazy.value &+ index }
+            blackHole(sum)
+        }
+        return elapsed.nanoseconds / Double(operations)
+    }
+
     static func staticLetReadInTask(operations: Int) -> Double {
         let elapsed = timeTasks(1) { _ in
             var sum = await readStaticLetAsync(0)

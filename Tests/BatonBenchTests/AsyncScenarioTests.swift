@@ -14,7 +14,8 @@ struct AsyncScenarioTests {
         ("lock, uncontended", ["AsyncLock", "actor call"]),
         ("lock, 16 tasks, await inside", ["AsyncLock", "actor semaphore"]),
         ("Lazy read", ["Lazy", "static let", "NSLock + optional"]),
-        ("AsyncLazy read, in a task", ["AsyncLazy", "static let", "NSLock + optional"]),
+        ("AsyncLazy read, async call", ["AsyncLazy", "static let", "NSLock + optional"]),
+        ("AsyncLazy read, inline", ["AsyncLazy", "NSLock + optional"]),
     ]
 
     /// Runs the scenario on a thread of its own: it blocks its caller while its tasks run on the
