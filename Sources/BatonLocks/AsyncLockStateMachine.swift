@@ -42,9 +42,11 @@ struct AsyncLockStateMachine {
 
     private(set) var holder: Owner?
     private var waiters = WaiterQueue<Waiter>()
-    /// How many queued waiters have each priority (by raw value): the highest is donated to
-    /// each new holder.
-    private var waitingPriorities: [UInt8: Int] = [:]
+    /// The holder's priority as last read or raised here, `nil` until a waiter needs it: a
+    /// waiter of no higher priority then donates without asking the runtime again.
+    private var holderPriority: TaskPriority?
+    /// How many queued waiters have each priority: the highest is donated to each new holder.
+    private var waitingPriorities = PriorityCounts()
     private var lastID: UInt64 = 0
 
     var waitingCount: Int { waiters.count }
@@ -62,12 +64,14 @@ struct AsyncLockStateMachine {
     mutating func acquireIfFree(_ owner: Owner) -> Bool {
         guard holder == nil else { return false }
         holder = owner
+        holderPriority = nil
         return true
     }
 
     mutating func acquire(_ owner: Owner) -> Acquire {
         guard let holder else {
             holder = owner
+            holderPriority = nil
             return .acquired
         }
         if holder.taskBits == owner.taskBits { return .reentered(firstTakenAt: holder.site) }
@@ -88,11 +92,12 @@ struct AsyncLockStateMachine {
             // Released between `acquire` and now; a release hands the lock to the first waiter,
             // so no one is queued ahead.
             holder = owner
+            holderPriority = priority
             return true
         }
         if cancelled { return false }
         waiters.append(Waiter(continuation: continuation, owner: owner, priority: priority), id: id)
-        waitingPriorities[priority.rawValue, default: 0] += 1
+        waitingPriorities.add(priority)
         donate(priority)
         return nil
     }
@@ -103,35 +108,58 @@ struct AsyncLockStateMachine {
             holder = nil
             return nil
         }
-        forget(next.priority)
+        waitingPriorities.remove(next.priority)
         holder = next.owner
-        if let highest = waitingPriorities.keys.max() { donate(TaskPriority(rawValue: highest)) }
+        holderPriority = next.priority
+        if let highest = waitingPriorities.highest { donate(highest) }
         return next.continuation
     }
 
     /// Takes a cancelled waiter out; `nil` if it was already handed the lock (or never queued).
     mutating func cancel(id: UInt64) -> Continuation? {
         guard let waiter = waiters.remove(id: id) else { return nil }
-        forget(waiter.priority)
+        waitingPriorities.remove(waiter.priority)
         return waiter.continuation
     }
 
     /// Raises the holder's task to `priority`, so that a low-priority holder that a
     /// high-priority task waits for is not starved by medium-priority work. Done under the
     /// mutex: the holder is alive while it is the holder, and only then.
-    private func donate(_ priority: TaskPriority) {
-        holder?.withTask { task in
-            if task.priority < priority { escalate(task, to: priority) }
+    private mutating func donate(_ priority: TaskPriority) {
+        if let known = holderPriority, known >= priority { return }
+        guard let holder else { return }
+        holderPriority = holder.withTask { task in
+            let current = task.priority
+            guard current < priority else { return current }
+            escalate(task, to: priority)
+            return priority
+        }
+    }
+}
+
+/// How many waiters have each priority: a handful of distinct priorities at most, so a short
+/// sorted array.
+struct PriorityCounts {
+    private var counts: [(priority: TaskPriority, count: Int)] = []
+
+    var highest: TaskPriority? { counts.last?.priority }
+
+    mutating func add(_ priority: TaskPriority) {
+        if let index = counts.firstIndex(where: { $0.priority >= priority }) {
+            if counts[index].priority == priority {
+                counts[index].count += 1
+            } else {
+                counts.insert((priority, 1), at: index)
+            }
+        } else {
+            counts.append((priority, 1))
         }
     }
 
-    private mutating func forget(_ priority: TaskPriority) {
-        let key = priority.rawValue
-        if let count = waitingPriorities[key], count > 1 {
-            waitingPriorities[key] = count - 1
-        } else {
-            waitingPriorities[key] = nil
-        }
+    mutating func remove(_ priority: TaskPriority) {
+        guard let index = counts.firstIndex(where: { $0.priority == priority }) else { return }
+        counts[index].count -= 1
+        if counts[index].count == 0 { counts.remove(at: index) }
     }
 }
 
