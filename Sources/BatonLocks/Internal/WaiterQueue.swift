@@ -12,7 +12,6 @@ struct WaiterQueue<Element> {
 
     /// The waiters still queued.
     var count: Int { entries.count }
-    var isEmpty: Bool { entries.isEmpty }
 
     /// Queues a waiter at the back.
     mutating func append(_ element: Element, id: UInt64) {
@@ -36,13 +35,13 @@ struct WaiterQueue<Element> {
         if entries.isEmpty {
             order.removeAll(keepingCapacity: true)
             head = 0
+        } else if order.count - head > 2 * entries.count + 64 {
+            // Mostly IDs of waiters taken out (a storm of cancellations while no one is resumed):
+            // dropping them keeps the queue's memory proportional to its waiters.
+            order = order[head...].filter { entries[$0] != nil }
+            head = 0
         }
         return element
-    }
-
-    /// Every queued waiter, in arrival order (for inspection, not for the hot path).
-    var elements: [Element] {
-        order[head...].compactMap { entries[$0] }
     }
 
     private mutating func advance() {
