@@ -240,8 +240,10 @@ struct AsyncSemaphoreTests {
         // this task would never run.
         let other = Task.detached { (1...100).reduce(0, +) }
         #expect(await other.value == 5_050)
+        // Nor does any waiter get a thread of its own (tests running beside this one may start
+        // a few dozen threads; a thread per waiter would be a thousand).
         if let threadsBefore, let threadsNow = processThreadCount() {
-            #expect(threadsNow < threadsBefore + 16)
+            #expect(threadsNow < threadsBefore + 500)
         }
         for _ in 0..<1_000 { semaphore.signal() }
         for task in tasks { try await task.value }
