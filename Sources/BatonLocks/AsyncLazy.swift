@@ -157,9 +157,9 @@ public final class AsyncLazy<Value: Sendable> {
             mutex.lock()
             storage = value
             ready.store(true, ordering: .releasing)
-            let waiters = machine.succeed()
+            let waiters = machine.succeed(value)
             mutex.unlock()
-            for waiter in waiters { waiter.resume(returning: .value(value)) }
+            for waiter in waiters { waiter.resume() }
             return value
         } catch {
             hand(failureOf: Task.isCancelled, error: error)
@@ -171,9 +171,9 @@ public final class AsyncLazy<Value: Sendable> {
     /// of them runs the initializer again.
     private func hand(failureOf leaderCancelled: Bool, error: any Error = CancellationError()) {
         mutex.lock()
-        let (waiters, lead) = machine.fail(leaderCancelled: leaderCancelled)
+        let waiters = machine.fail(error, leaderCancelled: leaderCancelled)
         mutex.unlock()
-        for waiter in waiters { waiter.resume(returning: lead ? .lead : .failure(error)) }
+        for waiter in waiters { waiter.resume() }
     }
 
     private func suspend(_ me: UnsafeCurrentTask, id: UInt64) async -> AsyncLazyStateMachine<Value>.Outcome {
@@ -184,14 +184,17 @@ public final class AsyncLazy<Value: Sendable> {
                     continuation, task: me, priority: me.priority, id: id, cancelled: Task.isCancelled
                 ) { storage.unsafelyUnwrapped }
                 mutex.unlock()
-                if let now { continuation.resume(returning: now) }
+                now?.resume()
             }
         } onCancel: {
             mutex.lock()
             let waiter = machine.cancel(id: id)
             mutex.unlock()
-            waiter?.resume(returning: .cancelled)
+            waiter?.resume()
         }
+        mutex.lock()
+        defer { mutex.unlock() }
+        return machine.takeOutcome(id: id)
     }
 
     /// The readers waiting now (for tests; it may change as soon as it is read).

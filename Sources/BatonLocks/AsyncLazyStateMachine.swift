@@ -14,10 +14,12 @@ struct AsyncLazyStateMachine<Value: Sendable> {
         case cancelled
     }
 
-    typealias Continuation = UnsafeContinuation<Outcome, Never>
+    /// Resumed once the waiter's outcome is recorded in `outcomes`.
+    typealias Continuation = UnsafeContinuation<Void, Never>
 
     private struct Waiter {
         let continuation: Continuation
+        let id: UInt64
         /// Valid while the task waits or leads, which outlasts its stay in this state.
         let task: UnsafeCurrentTask
         let priority: TaskPriority
@@ -32,6 +34,11 @@ struct AsyncLazyStateMachine<Value: Sendable> {
 
     private var state = State.idle
     private var waiters = WaiterQueue<Waiter>()
+    /// What each resumed waiter was resumed with, kept until the waiter takes it under the mutex.
+    /// Handing it over through the continuation instead would pass it by way of the concurrency
+    /// runtime, whose synchronisation Thread Sanitizer cannot see when a waiter is resumed before
+    /// it has finished suspending.
+    private var outcomes: [UInt64: Outcome] = [:]
     private var lastID: UInt64 = 0
 
     var waitingCount: Int { waiters.count }
@@ -64,58 +71,76 @@ struct AsyncLazyStateMachine<Value: Sendable> {
     /// Queues a waiter, unless the attempt ended meanwhile, and donates its priority to the
     /// task running the initializer.
     ///
-    /// - Returns: What to resume the continuation with at once, or `nil` if it now waits.
+    /// - Returns: The continuation to resume at once (its outcome recorded), or `nil` if it now
+    ///   waits.
     mutating func enqueue(
         _ continuation: Continuation, task: UnsafeCurrentTask, priority: TaskPriority, id: UInt64,
         cancelled: Bool, value: () -> Value
-    ) -> Outcome? {
+    ) -> Continuation? {
         switch state {
         case .done:
-            return .value(value())
+            outcomes[id] = .value(value())
+            return continuation
         case .idle:
             state = .running(leader: task)
-            return .lead
+            outcomes[id] = .lead
+            return continuation
         case .running(let leader):
-            if cancelled { return .cancelled }
-            waiters.append(Waiter(continuation: continuation, task: task, priority: priority), id: id)
+            if cancelled {
+                outcomes[id] = .cancelled
+                return continuation
+            }
+            waiters.append(Waiter(continuation: continuation, id: id, task: task, priority: priority), id: id)
             // Under the mutex, so the leader is still running the initializer, hence alive.
             if leader.priority < priority { escalate(leader, to: priority) }
             return nil
         }
     }
 
-    /// The initializer returned: every waiter gets the value.
-    mutating func succeed() -> [Continuation] {
+    /// The initializer returned `value`: every waiter gets it.
+    mutating func succeed(_ value: Value) -> [Continuation] {
         state = .done
-        return drain()
+        return drain(with: .value(value))
     }
 
-    /// The initializer threw. If the leader was cancelled, the first waiter runs it again and
-    /// the others keep waiting; otherwise every waiter gets the error and the next read retries.
+    /// The initializer threw `error`. If the leader was cancelled, the first waiter runs it again
+    /// and the others keep waiting; otherwise every waiter gets the error and the next read
+    /// retries.
     ///
-    /// - Returns: The continuations to resume, and with what.
-    mutating func fail(leaderCancelled: Bool) -> (continuations: [Continuation], lead: Bool) {
+    /// - Returns: The continuations to resume.
+    mutating func fail(_ error: any Error, leaderCancelled: Bool) -> [Continuation] {
         guard leaderCancelled else {
             state = .idle
-            return (drain(), false)
+            return drain(with: .failure(error))
         }
         guard let next = waiters.popFirst() else {
             state = .idle
-            return ([], false)
+            return []
         }
         state = .running(leader: next.task)
-        return ([next.continuation], true)
+        outcomes[next.id] = .lead
+        return [next.continuation]
     }
 
     /// Takes a cancelled waiter out; `nil` if it was already resumed (or never queued).
     mutating func cancel(id: UInt64) -> Continuation? {
-        waiters.remove(id: id)?.continuation
+        guard let waiter = waiters.remove(id: id) else { return nil }
+        outcomes[id] = .cancelled
+        return waiter.continuation
     }
 
-    private mutating func drain() -> [Continuation] {
+    /// The outcome a resumed waiter was resumed with.
+    mutating func takeOutcome(id: UInt64) -> Outcome {
+        outcomes.removeValue(forKey: id)!
+    }
+
+    private mutating func drain(with outcome: Outcome) -> [Continuation] {
         var continuations: [Continuation] = []
         continuations.reserveCapacity(waiters.count)
-        while let waiter = waiters.popFirst() { continuations.append(waiter.continuation) }
+        while let waiter = waiters.popFirst() {
+            outcomes[waiter.id] = outcome
+            continuations.append(waiter.continuation)
+        }
         return continuations
     }
 }

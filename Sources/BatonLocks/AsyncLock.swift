@@ -164,20 +164,23 @@ public final class AsyncLock {
     private func suspend(
         _ owner: AsyncLockStateMachine.Owner, id: UInt64, isolation: isolated (any Actor)?
     ) async throws(CancellationError) {
-        let acquired = await withTaskCancellationHandler {
+        await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: isolation) { continuation in
                 mutex.lock()
                 let now = machine.enqueue(
                     continuation, owner: owner, priority: Task.currentPriority, id: id, cancelled: Task.isCancelled)
                 mutex.unlock()
-                if let now { continuation.resume(returning: now) }
+                now?.resume()
             }
         } onCancel: {
             mutex.lock()
             let waiter = machine.cancel(id: id)
             mutex.unlock()
-            waiter?.resume(returning: false)
+            waiter?.resume()
         }
+        mutex.lock()
+        let acquired = machine.takeOutcome(id: id)
+        mutex.unlock()
         guard acquired else { throw CancellationError() }
         if Task.isCancelled {
             // Handed the lock as the task was being cancelled: pass it on instead of running a
@@ -192,7 +195,7 @@ public final class AsyncLock {
         mutex.lock()
         let next = machine.release()
         mutex.unlock()
-        next?.resume(returning: true)
+        next?.resume()
     }
 
     /// The tasks waiting now (for tests; it may change as soon as it is read).

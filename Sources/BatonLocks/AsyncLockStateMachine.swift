@@ -2,8 +2,8 @@
 /// Each transition returns what the caller must do once the mutex is released, except priority
 /// donation, which must reach the holder while it is certainly alive (see `donate(_:)`).
 struct AsyncLockStateMachine {
-    /// Resumed with `true` when the waiter is handed the lock, `false` when it is cancelled.
-    typealias Continuation = UnsafeContinuation<Bool, Never>
+    /// Resumed once the waiter's outcome is recorded in `outcomes`.
+    typealias Continuation = UnsafeContinuation<Void, Never>
 
     /// A task holding or wanting the lock, and where it asked.
     struct Owner {
@@ -36,11 +36,18 @@ struct AsyncLockStateMachine {
 
     private struct Waiter {
         let continuation: Continuation
+        let id: UInt64
         let owner: Owner
         let priority: TaskPriority
     }
 
     private(set) var holder: Owner?
+    /// What each resumed waiter was resumed for (`true`: it holds the lock; `false`:
+    /// cancelled), kept until the waiter takes it under the mutex. Handing it over through the
+    /// continuation instead would pass it by way of the concurrency runtime, whose
+    /// synchronisation Thread Sanitizer cannot see when a waiter is resumed before it has
+    /// finished suspending.
+    private var outcomes: [UInt64: Bool] = [:]
     private var waiters = WaiterQueue<Waiter>()
     /// The holder's priority as last read or raised here, `nil` until a waiter needs it: a
     /// waiter of no higher priority then donates without asking the runtime again.
@@ -84,19 +91,24 @@ struct AsyncLockStateMachine {
     ///
     /// - Parameter cancelled: Whether the waiter's task is cancelled; read under the mutex, so a
     ///   cancellation handler that runs later finds the waiter queued.
-    /// - Returns: What to resume the continuation with at once, or `nil` if it now waits.
+    /// - Returns: The continuation to resume at once (its outcome recorded), or `nil` if it now
+    ///   waits.
     mutating func enqueue(
         _ continuation: Continuation, owner: Owner, priority: TaskPriority, id: UInt64, cancelled: Bool
-    ) -> Bool? {
+    ) -> Continuation? {
         guard holder != nil else {
             // Released between `acquire` and now; a release hands the lock to the first waiter,
             // so no one is queued ahead.
             holder = owner
             holderPriority = priority
-            return true
+            outcomes[id] = true
+            return continuation
         }
-        if cancelled { return false }
-        waiters.append(Waiter(continuation: continuation, owner: owner, priority: priority), id: id)
+        if cancelled {
+            outcomes[id] = false
+            return continuation
+        }
+        waiters.append(Waiter(continuation: continuation, id: id, owner: owner, priority: priority), id: id)
         waitingPriorities.add(priority)
         donate(priority)
         return nil
@@ -112,6 +124,7 @@ struct AsyncLockStateMachine {
         holder = next.owner
         holderPriority = next.priority
         if let highest = waitingPriorities.highest { donate(highest) }
+        outcomes[next.id] = true
         return next.continuation
     }
 
@@ -119,7 +132,13 @@ struct AsyncLockStateMachine {
     mutating func cancel(id: UInt64) -> Continuation? {
         guard let waiter = waiters.remove(id: id) else { return nil }
         waitingPriorities.remove(waiter.priority)
+        outcomes[id] = false
         return waiter.continuation
+    }
+
+    /// The outcome a resumed waiter was resumed for: `true` if it holds the lock.
+    mutating func takeOutcome(id: UInt64) -> Bool {
+        outcomes.removeValue(forKey: id)!
     }
 
     /// Raises the holder's task to `priority`, so that a low-priority holder that a

@@ -98,19 +98,22 @@ public final class AsyncSemaphore {
     @usableFromInline
     func suspend(isolation: isolated (any Actor)?) async throws(CancellationError) {
         let id = lastID.loadThenWrappingIncrement(ordering: .relaxed)
-        let acquired = await withTaskCancellationHandler {
+        await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: isolation) { continuation in
                 mutex.lock()
                 let now = machine.register(continuation, id: id, cancelled: Task.isCancelled, count: count)
                 mutex.unlock()
-                if let now { continuation.resume(returning: now) }
+                now?.resume()
             }
         } onCancel: {
             mutex.lock()
             let waiter = machine.cancel(id: id, count: count)
             mutex.unlock()
-            waiter?.resume(returning: false)
+            waiter?.resume()
         }
+        mutex.lock()
+        let acquired = machine.takeOutcome(id: id)
+        mutex.unlock()
         guard acquired else { throw CancellationError() }
         if Task.isCancelled {
             // Handed a permit as the task was being cancelled: pass it on rather than run a
@@ -142,7 +145,7 @@ public final class AsyncSemaphore {
         let waiter = machine.popFirst()
         mutex.unlock()
         guard let waiter else { return false }
-        waiter.resume(returning: true)
+        waiter.resume()
         return true
     }
 

@@ -12,35 +12,52 @@ import Atomics
 /// because it withdrew its registration (cancelled) — and then the withdrawal has turned that
 /// signal's permit into a free one.
 struct AsyncSemaphoreStateMachine {
-    /// Resumed with `true` when the waiter is handed a permit, `false` when it is cancelled.
-    typealias Continuation = UnsafeContinuation<Bool, Never>
+    /// Resumed once the waiter's outcome is recorded in `outcomes`.
+    typealias Continuation = UnsafeContinuation<Void, Never>
 
-    private(set) var waiters = WaiterQueue<Continuation>()
+    struct Waiter {
+        let continuation: Continuation
+        let id: UInt64
+    }
+
+    private(set) var waiters = WaiterQueue<Waiter>()
+    /// What each resumed waiter was resumed for (`true`: a permit; `false`: cancelled), kept
+    /// until the waiter takes it under the mutex. Handing it over through the continuation
+    /// instead would pass it by way of the concurrency runtime, whose synchronisation Thread
+    /// Sanitizer cannot see when a waiter is resumed before it has finished suspending.
+    private var outcomes: [UInt64: Bool] = [:]
 
     /// Registers a waiter that found no free permit and queues it, unless a permit came free
     /// meanwhile or its task is cancelled.
     ///
     /// - Parameter cancelled: Whether the waiter's task is cancelled; read under the mutex, so a
     ///   cancellation handler that runs later finds the waiter queued.
-    /// - Returns: What to resume the continuation with at once, or `nil` if it now waits.
+    /// - Returns: The continuation to resume at once (its outcome recorded), or `nil` if it now
+    ///   waits.
     mutating func register(
         _ continuation: Continuation, id: UInt64, cancelled: Bool, count: UnsafeAtomic<Int>
-    ) -> Bool? {
+    ) -> Continuation? {
         // A permit freed since the fast path looked is this waiter's; none is queued ahead,
         // since the count is positive only while no one waits.
-        if count.loadThenWrappingDecrement(ordering: .acquiringAndReleasing) > 0 { return true }
+        if count.loadThenWrappingDecrement(ordering: .acquiringAndReleasing) > 0 {
+            outcomes[id] = true
+            return continuation
+        }
         if cancelled {
             count.wrappingIncrement(ordering: .acquiringAndReleasing)
-            return false
+            outcomes[id] = false
+            return continuation
         }
-        waiters.append(continuation, id: id)
+        waiters.append(Waiter(continuation: continuation, id: id), id: id)
         return nil
     }
 
-    /// Takes the first waiter, owed a permit by a signal that found the count negative; `nil` if
-    /// it has withdrawn meanwhile.
+    /// Hands the permit to the first waiter, owed it by a signal that found the count negative;
+    /// `nil` if it has withdrawn meanwhile.
     mutating func popFirst() -> Continuation? {
-        waiters.popFirst()
+        guard let waiter = waiters.popFirst() else { return nil }
+        outcomes[waiter.id] = true
+        return waiter.continuation
     }
 
     /// Takes a cancelled waiter out and withdraws its registration; `nil` if it was already
@@ -48,6 +65,12 @@ struct AsyncSemaphoreStateMachine {
     mutating func cancel(id: UInt64, count: UnsafeAtomic<Int>) -> Continuation? {
         guard let waiter = waiters.remove(id: id) else { return nil }
         count.wrappingIncrement(ordering: .acquiringAndReleasing)
-        return waiter
+        outcomes[id] = false
+        return waiter.continuation
+    }
+
+    /// The outcome a resumed waiter was resumed for: `true` if it holds a permit.
+    mutating func takeOutcome(id: UInt64) -> Bool {
+        outcomes.removeValue(forKey: id)!
     }
 }
