@@ -154,7 +154,7 @@ struct AsyncLazyTests {
             return 1
         }
         let leader = Task(priority: .background) { try await lazy.value }
-        #expect(await waitUntil { priorities.get().count == 1 })
+        #expect(await waitUntil { priorities.withValue { $0.count == 1 } })
         let waiter = Task(priority: .high) { try await lazy.value }
         #expect(await waitUntil { lazy.waitingCount == 1 })
         gate.open()

@@ -110,7 +110,7 @@ struct AsyncLockTests {
         letGo()
         #expect(await first.value == .cancelled)
         // Bounded: were the lock lost, the second waiter would wait forever.
-        #expect(await waitUntil { order.get() == ["second"] })
+        #expect(await waitUntil { order.withValue { $0 == ["second"] } })
         second.cancel()
         _ = await second.result
         #expect(order.get() == ["second"])
@@ -213,7 +213,7 @@ struct AsyncLockTests {
                 priorities.withValue { $0.append(Task.currentPriority) }
             }
         }
-        #expect(await waitUntil { priorities.get().count == 1 })
+        #expect(await waitUntil { priorities.withValue { $0.count == 1 } })
         let waiter = Task(priority: .high) { try await lock.withLock {} }
         #expect(await waitUntil { lock.waitingCount == 1 })
         gate.open()

@@ -47,7 +47,7 @@ struct AsyncSemaphoreTests {
         }
         for handed in 1...10 {
             #expect(semaphore.signal())
-            #expect(await waitUntil { order.get().count == handed })
+            #expect(await waitUntil { order.withValue { $0.count == handed } })
         }
         #expect(order.get() == Array(0..<10))
         for task in tasks { try await task.value }
@@ -144,7 +144,7 @@ struct AsyncSemaphoreTests {
         letGo()
         #expect(await first.value == .cancelled)
         // Bounded: were the permit lost, the second waiter would wait forever.
-        #expect(await waitUntil { order.get() == ["second"] })
+        #expect(await waitUntil { order.withValue { $0 == ["second"] } })
         second.cancel()
         _ = await second.result
         #expect(order.get() == ["second"])
