@@ -73,6 +73,7 @@ public let allScenarios: [any Scenario] = [
     JobsScenario(),
     FuturesScenario(),
     ClassesScenario(),
+    AsyncScenario(),
 ]
 
 /// The number of cores the run can use.

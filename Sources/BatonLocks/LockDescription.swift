@@ -11,6 +11,8 @@ public struct LockDescription: Sendable, Hashable, CustomStringConvertible {
         case readWriteLock = "ReadWriteLock"
         /// A ``SynchronizedLock``, the lock of a `@Synchronized` class.
         case synchronizedLock = "SynchronizedLock"
+        /// An ``AsyncLock``, alone or inside an ``AsyncProtected``.
+        case asyncLock = "AsyncLock"
     }
 
     /// The lock's type.

@@ -1,7 +1,12 @@
 import CBatonPlatform
 
-/// Run-time checks on every ``Lock``, ``RecursiveLock`` and ``ReadWriteLock`` (and so every
-/// ``Protected``): lock-order inversions, re-entry, long holds, and contention statistics.
+/// Run-time checks on every ``Lock``, ``RecursiveLock``, ``ReadWriteLock`` and ``AsyncLock``
+/// (and so every ``Protected`` and ``AsyncProtected``): lock-order inversions, re-entry, long
+/// holds, and contention statistics.
+///
+/// For an ``AsyncLock`` the locks held are tracked per task rather than per thread, so orders
+/// are checked between `AsyncLock`s (not between an `AsyncLock` and a sync lock), and a re-entry
+/// is thrown as ``AsyncLockError`` rather than reported.
 ///
 /// - **Lock order.** When ``checksLockOrder`` is on, every acquisition made while the thread
 ///   holds other locks records the order "held, then acquired" in one graph for the process.

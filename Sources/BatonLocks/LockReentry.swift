@@ -32,6 +32,8 @@ public struct LockReentry: Sendable, Hashable, CustomStringConvertible {
         case .synchronizedLock:
             advice =
                 "SynchronizedLock's exclusive holder may take it again, but a thread holding only the shared side may not."
+        case .asyncLock:
+            advice = "AsyncLock is not re-entrant: withLock throws AsyncLockError.Code.reentry."
         case .readWriteLock, .recursiveLock:
             advice =
                 "A nested read lock waits behind any writer that arrived in between, which waits for the outer read."

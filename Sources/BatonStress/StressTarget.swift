@@ -60,6 +60,14 @@ public struct StressTarget: Sendable {
             name: "jobs",
             summary: "random DAGs with failures and cancels: one finish each, order, failure policy"
         ) { JobGraphStress.run($0) },
+        StressTarget(
+            name: "async-semaphore",
+            summary: "AsyncSemaphore under random cancellation: width never exceeded, permits conserved exactly"
+        ) { AsyncSemaphoreStress.run($0) },
+        StressTarget(
+            name: "async-lock",
+            summary: "AsyncLock sections that await: mutual exclusion, exact counts under cancellation, linearizable"
+        ) { AsyncLockStress.run($0) },
     ]
 
     /// The targets named, in the order given; every target when `names` is empty.

@@ -48,7 +48,9 @@ import Testing
             let named = Set(results.flatMap { $0.lockStatistics.map(\.name) })
             let checks = [
                 results.allSatisfy(\.passed),
-                named.isSuperset(of: ["stress.lock", "stress.rwlock", "MemoryCache.shard", "JobQueue.graph"]),
+                named.isSuperset(of: [
+                    "stress.lock", "stress.rwlock", "MemoryCache.shard", "JobQueue.graph", "stress.async-lock",
+                ]),
                 results.first { $0.name == "cache" }?.lockStatistics.contains { $0.name == "MemoryCache.shard" }
                     == true,
             ]

@@ -3,7 +3,7 @@ import Atomics
 /// What the lock diagnostics know about one thread: the locks it holds, in the order taken, and
 /// the lock orders it has already recorded. Only its own thread touches it.
 final class ThreadLockState {
-    struct Held {
+    struct Held: Sendable {
         let id: ObjectIdentifier
         let identity: LockIdentity
         let mode: LockHoldMode

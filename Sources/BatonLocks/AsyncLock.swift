@@ -1,0 +1,217 @@
+import CBatonPlatform
+
+/// A mutual-exclusion lock for Swift concurrency: a critical section that may span `await`s.
+///
+/// An actor serialises its methods only between suspension points: while one call awaits,
+/// another runs, so "check, await, update" interleaves (actor re-entrancy). A `DispatchSemaphore`
+/// or `NSLock` held across the `await` blocks a thread of the cooperative pool and can stop every
+/// task in the program. `AsyncLock` suspends the waiting task instead:
+///
+/// ```swift
+/// actor TokenStore {
+///     private var token: Token?
+///     private let refreshing = AsyncLock(name: "token refresh")
+///
+///     /// However many callers arrive at once, the token is fetched once.
+///     func validToken() async throws -> Token {
+///         try await refreshing.withLock {
+///             if let token, !token.isExpired { return token }
+///             let fresh = try await api.fetchToken()     // other callers wait here
+///             token = fresh
+///             return fresh
+///         }
+///     }
+/// }
+/// ```
+///
+/// - **FIFO.** Waiting tasks take the lock in the order they asked for it; the lock is handed
+///   from the releasing task straight to the first waiter.
+/// - **Cancellation loses nothing.** A task cancelled while it waits leaves the queue and throws
+///   `CancellationError` without running its body; a task already cancelled throws at once. A
+///   lock handed to a task at the moment it is cancelled is passed on to the next waiter.
+/// - **No thread is blocked.** A waiting task is suspended; its thread runs other work.
+/// - **Priority donation.** A waiting task of higher priority raises the holder's task to its
+///   priority (where the runtime offers `UnsafeCurrentTask.escalatePriority(to:)`: Linux, and
+///   Apple releases from macOS 26 and iOS 26; on older ones donation is skipped).
+/// - **Diagnostics.** A named lock appears under its name in ``LockDiagnostics`` reports and
+///   statistics; AB/BA orders between `AsyncLock`s taken by different tasks are reported, as for
+///   the sync locks, before they deadlock, and long holds are reported.
+///
+/// Thread safety: every method may be called from any task. The lock's state is guarded by a
+/// Baton futex lock held for a few instructions; continuations are resumed after it is released.
+///
+/// - Warning: Not re-entrant. A task that calls ``withLock(isolation:file:line:_:)`` on a lock
+///   it already holds gets an ``AsyncLockError`` with code ``AsyncLockError/Code/reentry``
+///   instead of waiting for itself forever. A child task started inside the critical section
+///   that takes the same lock waits for its parent to release it, which deadlocks if the parent
+///   awaits the child inside the section.
+public final class AsyncLock {
+    private let mutex = PlatformMutex()
+    /// Guarded by `mutex`. The mutex, not the runtime's exclusivity check, keeps accesses apart.
+    @exclusivity(unchecked) private var machine = AsyncLockStateMachine()
+    let identity: LockIdentity
+
+    /// Creates an unlocked lock.
+    ///
+    /// - Parameters:
+    ///   - name: A name for ``LockDiagnostics`` reports and statistics, and for
+    ///     ``AsyncLockError``; locks that share a name share their statistics.
+    ///   - file: The creation site's file, for reports; leave the default.
+    ///   - line: The creation site's line, for reports; leave the default.
+    public init(name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
+        identity = LockIdentity(.asyncLock, name: name, file: file, line: line)
+    }
+
+    /// The name given at creation, if any.
+    public var name: String? { identity.name }
+
+    deinit {
+        LockTracking.forget(self)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` while holding the lock, and returns its result; `body` may suspend.
+    ///
+    /// If another task holds the lock, the calling task waits (suspended, in FIFO order) until
+    /// the lock is handed to it. The lock is released when `body` returns or throws.
+    ///
+    /// - Parameters:
+    ///   - isolation: The caller's actor, inherited so that `body` runs on it; leave the default.
+    ///   - file: The call site's file, for reports; leave the default.
+    ///   - line: The call site's line, for reports; leave the default.
+    ///   - body: The critical section.
+    /// - Returns: What `body` returns.
+    /// - Throws: `CancellationError` if the task is cancelled before it gets the lock (`body`
+    ///   does not run then); ``AsyncLockError`` (``AsyncLockError/Code/reentry``) if the task
+    ///   already holds this lock; otherwise what `body` throws.
+    /// - Warning: Not re-entrant (see ``AsyncLock``).
+    @inlinable
+    public func withLock<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID, line: UInt = #line,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        if _fastPath(tryTakeFreeLockQuietly(file: file, line: line)) {
+            defer { release() }
+            return try await body()
+        }
+        return try await withLockSlowPath(isolation: isolation, file: file, line: line, body)
+    }
+
+    /// Takes the lock if it is free, the task is not cancelled and every diagnostic is off: the
+    /// fast path, with no suspension.
+    @usableFromInline
+    func tryTakeFreeLockQuietly(file: StaticString, line: UInt) -> Bool {
+        guard baton_lock_diagnostics() == 0 else { return false }
+        // One look-up of the current task serves the cancellation check and the owner.
+        return withUnsafeCurrentTask { task in
+            // `withLock` is async, so it always runs in a task.
+            guard let task, !task.isCancelled else { return false }
+            mutex.lock()
+            let taken = machine.acquireIfFree(AsyncLockStateMachine.Owner(task: task, file: file, line: line))
+            mutex.unlock()
+            return taken
+        }
+    }
+
+    /// Everything ``withLock(isolation:file:line:_:)`` does beyond its fast path: cancellation,
+    /// re-entry, waiting, and the diagnostics.
+    @usableFromInline
+    func withLockSlowPath<Result>(
+        isolation: isolated (any Actor)?, file: StaticString, line: UInt,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        if Task.isCancelled { throw CancellationError() }
+        let flags = baton_lock_diagnostics() == 0 ? 0 : LockDiagnostics.flags()
+        let owner = withUnsafeCurrentTask { task in
+            // `withLock` is async, so it always runs in a task.
+            AsyncLockStateMachine.Owner(task: task!, file: file, line: line)
+        }
+        if flags & LockDiagnostics.orderBit != 0 {
+            AsyncLockTracking.checkOrder(ObjectIdentifier(self), identity, file: file, line: line)
+        }
+        mutex.lock()
+        let acquire = machine.acquire(owner)
+        mutex.unlock()
+        switch acquire {
+        case .acquired:
+            if flags & LockDiagnostics.statisticsBit != 0 { identity.counters?.record(contendedFor: nil) }
+        case .reentered(let first):
+            throw AsyncLockError(
+                code: .reentry, lock: identity.description, firstTakenAt: first, takenAt: SourceSite(file, line))
+        case .wait(let id):
+            let counted = flags & LockDiagnostics.statisticsBit != 0
+            let start: ContinuousClock.Instant? = counted ? .now : nil
+            try await suspend(owner, id: id, isolation: isolation)
+            if let start { identity.counters?.record(contendedFor: .now - start) }
+        }
+        guard flags != 0 else {
+            defer { release() }
+            return try await body()
+        }
+        let since: ContinuousClock.Instant? = flags & LockDiagnostics.holdTimeBit != 0 ? .now : nil
+        defer {
+            release()
+            if let since { AsyncLockTracking.reportHold(identity, since: since, file: file, line: line) }
+        }
+        guard flags & LockDiagnostics.orderBit != 0 else { return try await body() }
+        let held = AsyncLockTracking.pushing(ObjectIdentifier(self), identity, file: file, line: line)
+        return try await AsyncLockTracking.$held.withValue(held, operation: body, isolation: isolation)
+    }
+
+    /// The slow path of ``withLock(isolation:file:line:_:)``: queue and suspend until the lock
+    /// is handed over or the task is cancelled.
+    private func suspend(
+        _ owner: AsyncLockStateMachine.Owner, id: UInt64, isolation: isolated (any Actor)?
+    ) async throws(CancellationError) {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation(isolation: isolation) { continuation in
+                mutex.lock()
+                let now = machine.enqueue(
+                    continuation, owner: owner, priority: Task.currentPriority, id: id, cancelled: Task.isCancelled)
+                mutex.unlock()
+                now?.resume()
+            }
+        } onCancel: {
+            mutex.lock()
+            let waiter = machine.cancel(id: id)
+            mutex.unlock()
+            waiter?.resume()
+        }
+        mutex.lock()
+        let acquired = machine.takeOutcome(id: id)
+        mutex.unlock()
+        guard acquired else { throw CancellationError() }
+        if Task.isCancelled {
+            // Handed the lock as the task was being cancelled: pass it on instead of running a
+            // cancelled task's critical section.
+            release()
+            throw CancellationError()
+        }
+    }
+
+    @usableFromInline
+    func release() {
+        mutex.lock()
+        let next = machine.release()
+        mutex.unlock()
+        next?.resume()
+    }
+
+    /// The tasks waiting now (for tests; it may change as soon as it is read).
+    var waitingCount: Int {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return machine.waitingCount
+    }
+
+    /// Whether a task holds the lock now (for tests; it may change as soon as it is read).
+    var isHeld: Bool {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return machine.holder != nil
+    }
+}
+
+// `mutex` guards `machine`; `identity` never changes after init.
+extension AsyncLock: @unchecked Sendable {}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+@testable import BatonLocks
+
+// In the serialized diagnostics suite: these tests change process-wide switches too.
+extension LockDiagnosticsTests {
+    @Test(
+        "AB/BA between two AsyncLocks in two tasks is reported once, naming both locks and sites",
+        .timeLimit(.minutes(1)))
+    func asyncABBAIsReported() async throws {
+        let prefix = DiagnosticsCapture.start("async-abba")
+        let before = LockDiagnostics.checksLockOrder
+        defer { LockDiagnostics.checksLockOrder = before }
+        LockDiagnostics.checksLockOrder = true
+        let a = AsyncLock(name: "\(prefix)-a")
+        let b = AsyncLock(name: "\(prefix)-b")
+        let abLine = #line + 1
+        try await Task { try await a.withLock { try await b.withLock { await Task.yield() } } }.value
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+        let baLine = #line + 1
+        try await Task { try await b.withLock { try await a.withLock { await Task.yield() } } }.value
+        try await Task { try await b.withLock { try await a.withLock {} } }.value
+
+        let reports = DiagnosticsCapture.reports(about: prefix)
+        #expect(reports.count == 1)
+        let inversion = try #require(reports.first?.inversion)
+        #expect(inversion.newOrder.first.name == "\(prefix)-b")
+        #expect(inversion.newOrder.second.name == "\(prefix)-a")
+        #expect(inversion.newOrder.firstTakenAt == SourceSite(fileID: #fileID, line: baLine))
+        #expect(inversion.newOrder.secondTakenAt == SourceSite(fileID: #fileID, line: baLine))
+        let earlier = try #require(inversion.earlierOrders.first)
+        #expect(earlier.first.name == "\(prefix)-a" && earlier.second.name == "\(prefix)-b")
+        #expect(earlier.secondTakenAt == SourceSite(fileID: #fileID, line: abLine))
+        #expect(inversion.locks.allSatisfy { $0.kind == .asyncLock })
+        #expect(inversion.description.contains("AsyncLock \"\(prefix)-a\""))
+    }
+
+    @Test("AsyncLocks taken in one order by many tasks report nothing", .timeLimit(.minutes(1)))
+    func asyncConsistentOrderIsQuiet() async throws {
+        let prefix = DiagnosticsCapture.start("async-consistent")
+        let before = LockDiagnostics.checksLockOrder
+        defer { LockDiagnostics.checksLockOrder = before }
+        LockDiagnostics.checksLockOrder = true
+        let outer = AsyncLock(name: "\(prefix)-outer")
+        let inner = AsyncLock(name: "\(prefix)-inner")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for _ in 0..<20 { try await outer.withLock { try await inner.withLock { await Task.yield() } } }
+                    try await inner.withLock {}
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+    }
+
+    @Test(
+        "AsyncLock statistics count every acquisition, and a waiter that waited as contended",
+        .timeLimit(.minutes(1)))
+    func asyncStatistics() async throws {
+        let prefix = DiagnosticsCapture.start("async-stats")
+        let before = LockDiagnostics.collectsStatistics
+        defer { LockDiagnostics.collectsStatistics = before }
+        LockDiagnostics.collectsStatistics = true
+        let name = "\(prefix)-lock"
+        let lock = AsyncLock(name: name)
+        for _ in 0..<10 { try await lock.withLock {} }
+        var stats = try #require(LockDiagnostics.statistics().first { $0.name == name })
+        #expect(stats.locks == 1 && stats.acquisitions == 10 && stats.contendedAcquisitions == 0)
+
+        let gate = Gate()
+        let holder = Task { try await lock.withLock { await gate.wait() } }
+        #expect(await waitUntil { lock.isHeld })
+        let waiter = Task { try await lock.withLock {} }
+        #expect(await waitUntil { lock.waitingCount == 1 })
+        try await Task.sleep(for: .milliseconds(5))
+        gate.open()
+        try await holder.value
+        try await waiter.value
+        stats = try #require(LockDiagnostics.statistics().first { $0.name == name })
+        #expect(stats.acquisitions == 12 && stats.contendedAcquisitions == 1)
+        #expect(stats.totalWait >= .milliseconds(5))
+    }
+
+    @Test("An AsyncLock held across a long await is reported after it is released", .timeLimit(.minutes(1)))
+    func asyncLongHold() async throws {
+        let prefix = DiagnosticsCapture.start("async-hold")
+        let before = LockDiagnostics.holdTimeThreshold
+        defer { LockDiagnostics.holdTimeThreshold = before }
+        LockDiagnostics.holdTimeThreshold = .milliseconds(5)
+        let lock = AsyncLock(name: "\(prefix)-slow")
+        try await lock.withLock {}
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+        let line = #line + 1
+        try await lock.withLock { try await Task.sleep(for: .milliseconds(30)) }
+        let hold = try #require(DiagnosticsCapture.reports(about: prefix).first?.longHold)
+        #expect(hold.lock.kind == .asyncLock && hold.lock.name == "\(prefix)-slow")
+        #expect(hold.duration >= .milliseconds(30))
+        #expect(hold.takenAt == SourceSite(fileID: #fileID, line: line))
+    }
+
+    #if DEBUG
+    @Test("Debug: the default handler prints an AB/BA inversion of two AsyncLocks and stops")
+    func asyncDefaultHandlerStops() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            exitSuccessfullyIfStillRunning()
+            let a = AsyncLock(name: "inbox")
+            let b = AsyncLock(name: "outbox")
+            try? await Task { try await a.withLock { try await b.withLock {} } }.value
+            try? await Task { try await b.withLock { try await a.withLock {} } }.value
+        }
+        let text = standardError(of: result)
+        #expect(text.contains("lock-order inversion"))
+        #expect(text.contains("AsyncLock \"outbox\" then AsyncLock \"inbox\""))
+    }
+    #endif
+}
