@@ -43,28 +43,31 @@ enum InlineTrampoline {
 @usableFromInline
 final class ThreadInlineState {
     @usableFromInline var depth = 0
-    /// Work waiting to run, in the order it was handed over. While it is being drained it keeps
-    /// the items not yet run, so new work still queues behind them.
+    /// Work handed over while too deep, or while earlier work waited, in that order.
     @usableFromInline var deferred: [() -> Void] = []
+    /// While draining, the index of the next item of `deferred` to run: those before it have
+    /// run, those from it on wait.
+    @usableFromInline var nextDeferred = 0
 
     @usableFromInline init() {}
 
-    /// Whether work waits to run on this thread: new inline work must queue behind it.
-    @inlinable var hasDeferredWork: Bool { !deferred.isEmpty }
+    /// Whether handed-over work waits to run on this thread: new inline work must queue behind
+    /// it. While the last waiting item runs, nothing waits, and its callbacks may nest again.
+    @inlinable var hasDeferredWork: Bool { nextDeferred < deferred.count }
 
     /// Runs the deferred work, and whatever that work defers, first in first out, until none
     /// is left.
     @usableFromInline
     func drain() {
         depth = 1
-        var next = 0
-        while next < deferred.count {
-            let work = deferred[next]
-            next += 1
+        while nextDeferred < deferred.count {
+            let work = deferred[nextDeferred]
+            nextDeferred += 1
             work()
         }
         // Keep a small buffer for the next deep chain; free a large one.
         deferred.removeAll(keepingCapacity: deferred.count <= 1024)
+        nextDeferred = 0
         depth = 0
     }
 
