@@ -18,17 +18,10 @@ import Testing
         target.future.whenComplete { _ in order.write { $0.append(1) } }
         target.future.whenComplete { _ in order.write { $0.append(2) } }
 
-        let outer = Promise<Void>()
-        outer.future.whenComplete { _ in
-            let root = Promise<Int>()
-            var chain = root.future
-            for _ in 0..<depth { chain = chain.map { $0 + 1 } }
-            chain.whenComplete { _ in target.succeed(0) }
-            root.succeed(0)
+        completeDeep(target, depth: depth) {
             // A shallower frame than the one that completed `target`.
             target.future.whenComplete { _ in order.write { $0.append(3) } }
         }
-        outer.succeed(())
         #expect(order.value == [1, 2, 3], "depth \(depth)")
     }
 
@@ -44,16 +37,9 @@ import Testing
         }
         target.future.whenComplete { _ in order.write { $0.append(2) } }
 
-        let outer = Promise<Void>()
-        outer.future.whenComplete { _ in
-            let root = Promise<Int>()
-            var chain = root.future
-            for _ in 0..<depth { chain = chain.map { $0 + 1 } }
-            chain.whenComplete { _ in target.succeed(0) }
-            root.succeed(0)
+        completeDeep(target, depth: depth) {
             target.future.whenComplete { _ in order.write { $0.append(3) } }
         }
-        outer.succeed(())
         let seen = order.value
         #expect(Set(seen) == [1, 2, 3, 4], "depth \(depth)")
         #expect(seen.firstIndex(of: 1)! < seen.firstIndex(of: 2)!, "depth \(depth): \(seen)")
@@ -79,19 +65,12 @@ import Testing
             }
         }
         allRan.enter()
-        let outer = Promise<Void>()
-        outer.future.whenComplete { _ in
-            let root = Promise<Int>()
-            var chain = root.future
-            for _ in 0..<depth { chain = chain.map { $0 + 1 } }
-            chain.whenComplete { _ in target.succeed(0) }
-            root.succeed(0)
+        completeDeep(target, depth: depth) {
             target.future.whenComplete(on: .queue(queue)) { _ in
                 order.write { $0.append(3) }
                 allRan.leave()
             }
         }
-        outer.succeed(())
         let finished = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: allRan.wait(timeout: .now() + 30) == .success)
@@ -99,5 +78,19 @@ import Testing
         }
         #expect(finished)
         #expect(order.value == [1, 2, 3], "depth \(depth)")
+    }
+    /// Inside an inline callback, completes `target` from a callback `depth` maps deep, then
+    /// runs `afterwards` back in that shallow callback, once the chain has unwound.
+    func completeDeep(_ target: Promise<Int>, depth: Int, afterwards: @escaping @Sendable () -> Void) {
+        let outer = Promise<Void>()
+        outer.future.whenComplete { _ in
+            let root = Promise<Int>()
+            var chain = root.future
+            for _ in 0..<depth { chain = chain.map { $0 + 1 } }
+            chain.whenComplete { _ in target.succeed(0) }
+            root.succeed(0)
+            afterwards()
+        }
+        outer.succeed(())
     }
 }
