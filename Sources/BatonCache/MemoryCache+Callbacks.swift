@@ -18,14 +18,15 @@ extension MemoryCache {
         queue.async { completion(found) }
     }
 
-    /// Stores `value` for `key`, then calls `completion` on `queue`.
+    /// Stores `value` for `key` (with its own `timeToLive`, if given, as in
+    /// ``setValue(_:forKey:cost:timeToLive:)``), then calls `completion` on `queue`.
     ///
     /// - Complexity: O(1) on average, plus the evictions it causes.
     public func setValue(
-        _ value: Value, forKey key: Key, cost: Int = 1, on queue: DispatchQueue = .global(),
-        completion: @escaping @Sendable () -> Void
+        _ value: Value, forKey key: Key, cost: Int = 1, timeToLive: Duration? = nil,
+        on queue: DispatchQueue = .global(), completion: @escaping @Sendable () -> Void
     ) {
-        setValue(value, forKey: key, cost: cost)
+        setValue(value, forKey: key, cost: cost, timeToLive: timeToLive)
         queue.async { completion() }
     }
 
@@ -47,12 +48,13 @@ extension MemoryCache {
     /// - Parameters:
     ///   - key: The key to look up.
     ///   - cost: The cost of the computed value, if it is stored.
+    ///   - timeToLive: The computed value's own lifetime; `nil` for the cache's.
     ///   - make: Computes the value on a miss, in a new task.
     ///   - queue: Where `completion` runs; a global queue by default.
     ///   - completion: Receives the value, or the error `make` threw.
     public func value(
-        forKey key: Key, cost: Int = 1, orInsert make: @escaping @Sendable () async throws -> Value,
-        on queue: DispatchQueue = .global(),
+        forKey key: Key, cost: Int = 1, timeToLive: Duration? = nil,
+        orInsert make: @escaping @Sendable () async throws -> Value, on queue: DispatchQueue = .global(),
         completion: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) {
         if let cached = value(forKey: key) {
@@ -62,7 +64,8 @@ extension MemoryCache {
         Task {
             let result: Result<Value, any Error>
             do {
-                result = .success(try await self.value(forKey: key, cost: cost, orInsert: make))
+                result = .success(
+                    try await self.value(forKey: key, cost: cost, timeToLive: timeToLive, orInsert: make))
             } catch {
                 result = .failure(error)
             }

@@ -13,14 +13,18 @@ extension MemoryCache {
     /// - Parameters:
     ///   - key: The key to look up.
     ///   - cost: The cost of the computed value, if it is stored.
+    ///   - timeToLive: The computed value's own lifetime, as in
+    ///     ``setValue(_:forKey:cost:timeToLive:)``; `nil` for the cache's.
     ///   - make: Computes the value on a miss.
     /// - Returns: The cached value, or the one `make` computed.
     /// - Throws: What `make` throws; nothing is stored then.
     /// - Complexity: O(1) on average, plus `make` on a miss.
     @inlinable
-    public func value(forKey key: Key, cost: Int = 1, orInsert make: () throws -> Value) rethrows -> Value {
+    public func value(
+        forKey key: Key, cost: Int = 1, timeToLive: Duration? = nil, orInsert make: () throws -> Value
+    ) rethrows -> Value {
         if let cached = value(forKey: key) { return cached }
-        return store(try make(), forKey: key, cost: cost, ifAbsent: true)
+        return store(try make(), forKey: key, cost: cost, timeToLive: timeToLive, ifAbsent: true)
     }
 
     /// Returns the value for `key`, computing and storing it with `make` if there is none;
@@ -39,6 +43,8 @@ extension MemoryCache {
     /// - Parameters:
     ///   - key: The key to look up.
     ///   - cost: The cost of the computed value, if it is stored.
+    ///   - timeToLive: The computed value's own lifetime, as in
+    ///     ``setValue(_:forKey:cost:timeToLive:)``; `nil` for the cache's.
     ///   - make: Computes the value on a miss; runs in the task of the caller that started
     ///     the flight, with no lock held.
     /// - Returns: The cached value, or the one the flight computed.
@@ -48,7 +54,8 @@ extension MemoryCache {
     ///   computation it waits for ends. The computation runs in the task that started it and
     ///   sees that task's cancellation.
     public func value(
-        forKey key: Key, cost: Int = 1, orInsert make: @Sendable () async throws -> Value
+        forKey key: Key, cost: Int = 1, timeToLive: Duration? = nil,
+        orInsert make: @Sendable () async throws -> Value
     ) async throws -> Value {
         if let cached = value(forKey: key) { return cached }
         while true {
@@ -60,7 +67,7 @@ extension MemoryCache {
                 }
                 do {
                     let made = try await make()
-                    let stored = store(made, forKey: key, cost: cost, ifAbsent: true)
+                    let stored = store(made, forKey: key, cost: cost, timeToLive: timeToLive, ifAbsent: true)
                     flights.land(key, with: .success(stored))
                     return stored
                 } catch {

@@ -17,9 +17,21 @@ import Foundation
 ///
 /// **Limits.** Each limit is optional, and each is exact for the whole cache: once a write
 /// returns, `count <= countLimit` and `totalCost <= costLimit`, and no thread ever observes
-/// more. An entry expires `timeToLive` after it was written, or `timeToIdle` after it was last
-/// read; an expired entry is never returned, even if nothing has removed it yet. An entry
-/// whose cost alone exceeds `costLimit` is not stored and is reported as evicted (`.cost`).
+/// more. An entry whose cost alone exceeds `costLimit` is not stored and is reported as
+/// evicted (`.cost`). Both limits can be changed on a live cache (``countLimit``,
+/// ``costLimit``); lowering one evicts down to it before the setter returns.
+///
+/// **Expiry.** An entry expires `timeToLive` after it was written — or after its own lifetime,
+/// given to ``setValue(_:forKey:cost:timeToLive:)`` — or `timeToIdle` after it was last read.
+/// An expired entry is never returned. The cache also releases expired entries by itself,
+/// without any lookup: writes to a shard sweep it every 134 ms or so of clock time, and while
+/// any entry can expire a background sweep runs once a second, so an expired entry leaves
+/// `count` and `totalCost` (reported to ``onEviction(_:)`` as `.expired`) about a second after
+/// it expires at the latest. Each shard keeps its expiring entries in a hierarchical timer
+/// wheel, so finding them costs O(1) per entry whatever the mix of lifetimes. A cache with
+/// nothing that can expire keeps no timer and causes no wake-ups. The background sweep reads
+/// the cache's ``CacheClock`` but runs on real time: with a clock moved by hand, it releases
+/// what that clock says has expired, once a real second.
 ///
 /// **Policy.** ``EvictionPolicy/sieve`` by default: a hit only sets a visited bit, so lookups
 /// share a read lock, and one-off keys (a scan) leave before popular ones. ``EvictionPolicy/lru``
@@ -44,10 +56,32 @@ import Foundation
 ///   O(n); ``statistics`` is O(shards).
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The most entries the cache holds, or `nil` for no limit.
-    public let countLimit: Int?
+    ///
+    /// Settable on a live cache, like `NSCache.countLimit`. Lowering it evicts by the policy
+    /// (reason `.count`) down to the new limit before the setter returns; raising it takes
+    /// effect at once. `count <= countLimit` holds at every instant throughout: while a
+    /// lowering evicts, writes are already admitted only up to the new limit, and the getter
+    /// reports the new value once the cache holds no more than it. Eviction handlers run on
+    /// the setting thread, outside the cache's locks. Must not be negative.
+    ///
+    /// Thread safety: may be read and set from any thread; concurrent setters take turns.
+    /// The shard count chosen at init does not change.
+    public var countLimit: Int? {
+        get { Self.limit(budget.reportedCountLimit) }
+        set { changeCountLimit(to: newValue) }
+    }
+
     /// The most total cost the cache holds, or `nil` for no limit.
-    public let costLimit: Int?
-    /// How long an entry lives after it is written, or `nil` for no limit.
+    ///
+    /// Settable on a live cache, like `NSCache.totalCostLimit`, with the same guarantees as
+    /// ``countLimit``: lowering it evicts (reason `.cost`) down to it before the setter
+    /// returns, and `totalCost <= costLimit` holds at every instant. Must not be negative.
+    public var costLimit: Int? {
+        get { Self.limit(budget.reportedCostLimit) }
+        set { changeCostLimit(to: newValue) }
+    }
+    /// How long an entry lives after it is written, or `nil` for no limit; a write may give
+    /// its entry a lifetime of its own instead (``setValue(_:forKey:cost:timeToLive:)``).
     public let timeToLive: Duration?
     /// How long an entry lives after it was last read or written, or `nil` for no limit.
     public let timeToIdle: Duration?
@@ -62,7 +96,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @usableFromInline let expiry: Expiry
     @usableFromInline let clock: CacheClock
     @usableFromInline let handlers = EvictionHandlers<Key, Value>()
+    /// Set once an entry is written with a lifetime of its own: from then on every operation
+    /// reads the clock, as with a cache-wide limit. Never cleared.
+    @usableFromInline let lifetimesInUse = ManagedAtomic(false)
+    /// Whether a background sweep is scheduled.
+    @usableFromInline let sweepScheduled = ManagedAtomic(false)
     let flights = SingleFlight<Key, Value>()
+    /// Serializes limit changes.
+    let limitChange = Lock(name: "MemoryCache.limits")
 
     /// Creates an empty cache.
     ///
@@ -98,8 +139,6 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         if let shardCount {
             precondition(shardCount > 0, "MemoryCache: shardCount must be positive (got \(shardCount))")
         }
-        self.countLimit = countLimit
-        self.costLimit = costLimit
         self.timeToLive = timeToLive
         self.timeToIdle = timeToIdle
         self.policy = policy
@@ -130,6 +169,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         var result = 1
         while result < value { result <<= 1 }
         return result
+    }
+
+    /// The clock in nanoseconds if any entry can expire, otherwise 0 without reading it.
+    @inlinable
+    func currentTime() -> Int64 {
+        expiry.isEnabled || lifetimesInUse.load(ordering: .relaxed) ? clock.nanoseconds() : 0
     }
 
     // MARK: Reading
@@ -165,7 +210,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// - Complexity: O(1) on average.
     @inlinable
     public func peek(_ key: Key) -> Value? {
-        shards[key.hashValue & shardMask].peek(key, now: expiry.isEnabled ? clock.nanoseconds() : 0)
+        shards[key.hashValue & shardMask].peek(key, now: currentTime())
     }
 
     /// Whether a value that has not expired is stored for `key`, checked as quietly as
@@ -180,7 +225,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Looks `key` up without counting statistics.
     @inlinable
     func lookup(_ key: Key, in shard: CacheShard<Key, Value>) -> Lookup<Value> {
-        let now = expiry.isEnabled ? clock.nanoseconds() : 0
+        let now = currentTime()
         if policy == .sieve {
             let found = shard.lookupShared(key, now: now)
             guard case .expired = found else { return found }
@@ -220,36 +265,53 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///   - key: Its key.
     ///   - cost: What the entry counts against `costLimit`, e.g. its size in bytes. Must not be
     ///     negative.
+    ///   - timeToLive: How long this entry lives after this write, instead of the cache's
+    ///     ``timeToLive`` (shorter or longer); `nil` for the cache's. Must be positive. The
+    ///     cache's `timeToIdle`, if any, still applies. An HTTP cache passes each response's
+    ///     `max-age` here.
     /// - Complexity: O(1) on average, plus the evictions it causes.
     @inlinable
-    public func setValue(_ value: Value, forKey key: Key, cost: Int = 1) {
-        _ = store(value, forKey: key, cost: cost, ifAbsent: false)
+    public func setValue(_ value: Value, forKey key: Key, cost: Int = 1, timeToLive: Duration? = nil) {
+        _ = store(value, forKey: key, cost: cost, timeToLive: timeToLive, ifAbsent: false)
     }
 
     /// Stores `value` unless `ifAbsent` and a live value is already there; returns the value
     /// now in the cache for `key` (or `value` if it could not be stored).
     @inlinable
-    func store(_ value: Value, forKey key: Key, cost: Int, ifAbsent: Bool) -> Value {
+    func store(_ value: Value, forKey key: Key, cost: Int, timeToLive: Duration?, ifAbsent: Bool) -> Value {
         precondition(cost >= 0, "MemoryCache: cost must not be negative (got \(cost))")
+        var lifetime: Int64?
+        if let timeToLive {
+            precondition(timeToLive > .zero, "MemoryCache: timeToLive must be positive (got \(timeToLive))")
+            lifetime = timeToLive.wholeNanoseconds
+            if !lifetimesInUse.load(ordering: .relaxed) { lifetimesInUse.store(true, ordering: .relaxed) }
+        }
         let home = key.hashValue & shardMask
         let shard = shards[home]
-        let now = expiry.isEnabled ? clock.nanoseconds() : 0
+        let now = currentTime()
+        let expiresAt = expiry.deadline(writtenAt: now, lifetime: lifetime)
         var evicted = EvictionBatch<Key, Value>()
         defer { deliver(evicted, counters: shard.counters) }
-        if cost > budget.costLimit || budget.countLimit == 0 {
-            if ifAbsent, case .hit(let present) = lookup(key, in: shard) { return present }
-            shard.counters.increment(.insertions)
-            _ = shard.withWriteLock { $0.removeValue(forKey: key, now: now, reason: .replaced, evicted: &evicted) }
-            evicted.append(key, value, cost > budget.costLimit ? .cost : .count)
-            return value
-        }
         while true {
+            // Checked on every pass: a limit lowered meanwhile may have made the entry one
+            // that can never fit, and evicting for it would then never end.
+            let tooCostly = cost > budget.costLimit
+            if tooCostly || budget.countLimit == 0 {
+                if ifAbsent, case .hit(let present) = lookup(key, in: shard) { return present }
+                shard.counters.increment(.insertions)
+                _ = shard.withWriteLock { $0.removeValue(forKey: key, now: now, reason: .replaced, evicted: &evicted) }
+                evicted.append(key, value, tooCostly ? .cost : .count)
+                return value
+            }
             let outcome = shard.withWriteLock {
-                $0.store(key, value, cost: cost, now: now, ifAbsent: ifAbsent, evicted: &evicted)
+                $0.store(key, value, cost: cost, expiresAt: expiresAt, now: now, ifAbsent: ifAbsent, evicted: &evicted)
             }
             switch outcome {
             case .stored:
                 shard.counters.increment(.insertions)
+                if (expiresAt != .max || expiry.timeToIdle != nil) && !sweepScheduled.load(ordering: .relaxed) {
+                    scheduleSweep()
+                }
                 return value
             case .present(let present):
                 return present
@@ -281,7 +343,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
         let shard = shards[key.hashValue & shardMask]
-        let now = expiry.isEnabled ? clock.nanoseconds() : 0
+        let now = currentTime()
         var evicted = EvictionBatch<Key, Value>()
         let removed = shard.withWriteLock { $0.removeValue(forKey: key, now: now, evicted: &evicted) }
         deliver(evicted, counters: shard.counters)
@@ -328,10 +390,61 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         trim(reason: .cost) { self.budget.cost - cost }
     }
 
+    // MARK: Changing limits
+
+    func changeCountLimit(to newValue: Int?) {
+        if let newValue {
+            precondition(newValue >= 0, "MemoryCache: countLimit must not be negative (got \(newValue))")
+        }
+        let limit = newValue ?? .max
+        var evicted: [(EvictionBatch<Key, Value>, ShardCounters)] = []
+        limitChange.withLock {
+            if limit >= budget.reportedCountLimit {
+                budget.raiseCountLimit(to: limit)
+            } else {
+                budget.admitCount(upTo: limit)
+                evicted = trim(reason: .count, deliveringNow: false) { self.budget.count - limit }
+                budget.publishCountLimit(limit)
+            }
+        }
+        // Outside every lock, so a handler may use the cache, even set a limit.
+        for (batch, counters) in evicted { deliver(batch, counters: counters) }
+    }
+
+    func changeCostLimit(to newValue: Int?) {
+        if let newValue {
+            precondition(newValue >= 0, "MemoryCache: costLimit must not be negative (got \(newValue))")
+        }
+        let limit = newValue ?? .max
+        var evicted: [(EvictionBatch<Key, Value>, ShardCounters)] = []
+        limitChange.withLock {
+            if limit >= budget.reportedCostLimit {
+                budget.raiseCostLimit(to: limit)
+            } else {
+                budget.admitCost(upTo: limit)
+                evicted = trim(reason: .cost, deliveringNow: false) { self.budget.cost - limit }
+                budget.publishCostLimit(limit)
+            }
+        }
+        for (batch, counters) in evicted { deliver(batch, counters: counters) }
+    }
+
+    /// A stored limit as the API spells it: `Int.max` is no limit.
+    static func limit(_ stored: Int) -> Int? {
+        stored == .max ? nil : stored
+    }
+
     /// Evicts round-robin over the shards while `excess()` is positive, taking from each shard
     /// in turn up to its share of the excess.
-    private func trim(reason: EvictionReason, excess: () -> Int) {
-        let now = expiry.isEnabled ? clock.nanoseconds() : 0
+    ///
+    /// Unless `deliveringNow`, the evicted entries are returned instead of delivered, for a
+    /// caller that holds a lock of its own and delivers them after dropping it.
+    @discardableResult
+    private func trim(
+        reason: EvictionReason, deliveringNow: Bool = true, excess: () -> Int
+    ) -> [(EvictionBatch<Key, Value>, ShardCounters)] {
+        var held: [(EvictionBatch<Key, Value>, ShardCounters)] = []
+        let now = currentTime()
         var idleShards = 0
         var next = 0
         while excess() > 0 && idleShards < shards.count {
@@ -347,18 +460,24 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
                 }
                 return any
             }
-            deliver(evicted, counters: shard.counters)
+            if deliveringNow {
+                deliver(evicted, counters: shard.counters)
+            } else if !evicted.isEmpty {
+                held.append((evicted, shard.counters))
+            }
             idleShards = evictedAny ? 0 : idleShards + 1
         }
+        return held
     }
 
     /// Removes every expired entry now (reason `.expired`). Expired entries are never
-    /// returned in any case; this gives back their memory without waiting for a lookup or an
-    /// eviction to meet them.
+    /// returned in any case, and the cache releases them by itself within about a second
+    /// (see "Expiry" above); this releases them at once, e.g. before reading ``count``.
     ///
-    /// - Complexity: O(n).
+    /// - Complexity: O(expired entries + shards): each shard finds its expired entries
+    ///   through its timer wheel, without scanning the others.
     public func removeExpired() {
-        guard expiry.isEnabled else { return }
+        guard expiry.isEnabled || lifetimesInUse.load(ordering: .relaxed) else { return }
         let now = clock.nanoseconds()
         for shard in shards {
             var evicted = EvictionBatch<Key, Value>()
@@ -367,14 +486,56 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
+    // MARK: Background expiry
+
+    /// How often the background sweep runs while any entry can expire.
+    static var sweepInterval: Duration { .seconds(1) }
+
+    /// Schedules a sweep ``sweepInterval`` from now, unless one is scheduled. Called after a
+    /// write stores an entry that can expire.
+    @usableFromInline
+    func scheduleSweep() {
+        guard sweepScheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        let (seconds, attoseconds) = Self.sweepInterval.components
+        let delay = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        // Weak: a scheduled sweep must not keep a cache alive; after the cache is gone it
+        // finds nothing and ends.
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
+            self?.sweep()
+        }
+    }
+
+    /// The background sweep: releases every expired entry, then schedules the next sweep
+    /// only if some entry can still expire. A cache with nothing that can expire keeps no
+    /// timer and causes no wake-ups.
+    func sweep() {
+        removeExpired()
+        sweepScheduled.store(false, ordering: .sequentiallyConsistent)
+        // A write that stored an expiring entry while the flag was still set did not schedule
+        // a sweep; looking after clearing the flag catches it (or that write schedules one).
+        if shards.contains(where: { !$0.hasNothingToExpire }) { scheduleSweep() }
+    }
+
+    /// Whether a background sweep is scheduled (for tests).
+    var isSweepScheduled: Bool { sweepScheduled.load(ordering: .relaxed) }
+
+    /// For tests that move a clock by hand and count what expires: marks a sweep as scheduled
+    /// so that none ever is, and expired entries leave only through writes, lookups and
+    /// ``removeExpired()``. Call it before the first write.
+    func holdBackgroundSweep() {
+        sweepScheduled.store(true, ordering: .relaxed)
+    }
+
     // MARK: Observing
 
-    /// The number of entries, including expired ones not yet removed.
+    /// The number of entries, including expired ones not yet released (the cache releases
+    /// them within about a second; ``removeExpired()`` does it at once).
     ///
     /// - Complexity: O(1).
     public var count: Int { budget.count }
 
-    /// The total cost of the entries, including expired ones not yet removed.
+    /// The total cost of the entries, including expired ones not yet released.
     ///
     /// - Complexity: O(1).
     public var totalCost: Int { budget.cost }

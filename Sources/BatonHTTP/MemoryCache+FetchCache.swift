@@ -7,4 +7,9 @@ import Foundation
 /// ```swift
 /// let fetcher = Fetcher(cache: MemoryCache<URL, Data>(costLimit: 32 << 20, timeToLive: .seconds(300)))
 /// ```
-extension MemoryCache: FetchCache where Key == URL, Value == Data {}
+extension MemoryCache: FetchCache where Key == URL, Value == Data {
+    /// Stores `value` for `key` with the cache's own lifetime; `cost` is the body's size.
+    public func setValue(_ value: Data, forKey key: URL, cost: Int) {
+        setValue(value, forKey: key, cost: cost, timeToLive: nil)
+    }
+}

@@ -45,6 +45,7 @@ struct QuietLookupTests {
     func peekDoesNotRefreshIdleTime(policy: EvictionPolicy) {
         let clock = ManualClock()
         let cache = MemoryCache<String, Int>(timeToIdle: .seconds(10), policy: policy, clock: clock.cacheClock)
+        cache.holdBackgroundSweep()
         cache["quiet"] = 1
         cache["read"] = 2
         clock.advance(by: .seconds(6))
@@ -60,6 +61,7 @@ struct QuietLookupTests {
     func expiredEntriesReadAsAbsent() {
         let clock = ManualClock()
         let cache = MemoryCache<String, Int>(timeToLive: .seconds(5), clock: clock.cacheClock)
+        cache.holdBackgroundSweep()
         cache["a"] = 1
         clock.advance(by: .seconds(5))
         #expect(cache.peek("a") == nil)

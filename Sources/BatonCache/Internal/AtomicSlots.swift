@@ -55,5 +55,23 @@ struct AtomicSlots<Element: AtomicValue> where Element.AtomicRepresentation.Valu
     }
 }
 
+extension AtomicSlots where Element == Int64 {
+    /// Stores `value` at `index` unless a later value is there already. A reader reads the
+    /// clock before it takes the shard's lock, so its time may be older than a write that got
+    /// the lock first, or than another reader's: stamping it as is would move an entry's last
+    /// read back and expire it early, even just after it was written.
+    @inlinable
+    func raise(to value: Int64, at index: Int) {
+        let atomic = UnsafeAtomic<Int64>(at: base + index)
+        var current = atomic.load(ordering: .relaxed)
+        while value > current {
+            let (exchanged, original) = atomic.weakCompareExchange(
+                expected: current, desired: value, ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
+    }
+}
+
 // Only atomic operations reach the memory; the shard's lock orders its growth and release.
 extension AtomicSlots: @unchecked Sendable {}

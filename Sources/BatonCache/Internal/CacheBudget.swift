@@ -6,15 +6,33 @@ import Atomics
 /// A shard stores an entry only after reserving room for it here, with a compare-and-swap
 /// that never lets the total pass a limit, and gives the room back when the entry leaves. So
 /// `count <= countLimit` and `totalCost <= costLimit` hold at every instant, not just within
-/// each shard. Both counters share one cache line: an insertion touches both.
+/// each shard.
+///
+/// **Live limits.** Each limit exists twice. The *admission* limit is what reservations are
+/// checked against; the *published* limit is what `MemoryCache.countLimit` reports. Raising a
+/// limit publishes it first and then admits up to it; lowering one admits only up to the new
+/// limit at once, and publishes it only after the cache has evicted down to it. So the
+/// published limit is never below what the cache holds.
+///
+/// A reservation loads the limit and then compare-and-swaps the count: a writer that loaded
+/// the old limit just before it changed could otherwise still reserve up to it after the
+/// cache had been trimmed below the new one. So each counter word carries an *epoch* in its
+/// top 16 bits, which a limit change bumps after storing the new admission limit: a
+/// reservation whose word predates the change fails its compare-and-swap and loads the limit
+/// again. The count and the cost live in the low 48 bits (2⁴⁸ entries, 256 TiB of cost).
+///
+/// The six words share one allocation, so an insertion touches one cache line.
 @usableFromInline
 final class CacheBudget {
-    /// `Int.max` when the cache has no count limit.
-    @usableFromInline let countLimit: Int
-    /// `Int.max` when the cache has no cost limit.
-    @usableFromInline let costLimit: Int
-    /// `[0]` the number of entries, `[1]` their total cost.
+    /// `[0]` count and epoch, `[1]` cost and epoch, `[2]` admitted count limit, `[3]` admitted
+    /// cost limit, `[4]` published count limit, `[5]` published cost limit; `Int.max` is "no
+    /// limit".
     @usableFromInline let storage: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>
+
+    /// The bits of a counter word that hold the count or cost.
+    @usableFromInline static var valueMask: Int { (1 << 48) - 1 }
+    /// One step of a counter word's epoch.
+    @usableFromInline static var epochStep: Int { 1 << 48 }
 
     @usableFromInline
     enum Reservation {
@@ -24,65 +42,65 @@ final class CacheBudget {
     }
 
     init(countLimit: Int?, costLimit: Int?) {
-        self.countLimit = countLimit ?? .max
-        self.costLimit = costLimit ?? .max
-        storage = .allocate(capacity: 2)
+        storage = .allocate(capacity: 6)
         storage.initialize(repeating: .init(0), count: 2)
+        (storage + 2).initialize(to: .init(countLimit ?? .max))
+        (storage + 3).initialize(to: .init(costLimit ?? .max))
+        (storage + 4).initialize(to: .init(countLimit ?? .max))
+        (storage + 5).initialize(to: .init(costLimit ?? .max))
     }
 
     deinit {
-        storage.deinitialize(count: 2)
+        storage.deinitialize(count: 6)
         storage.deallocate()
     }
 
-    @inlinable var countAtomic: UnsafeAtomic<Int> { UnsafeAtomic(at: storage) }
-    @inlinable var costAtomic: UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 1) }
+    @inlinable var countWord: UnsafeAtomic<Int> { UnsafeAtomic(at: storage) }
+    @inlinable var costWord: UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 1) }
+    @inlinable var admittedCountLimit: UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 2) }
+    @inlinable var admittedCostLimit: UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 3) }
+    @inlinable var publishedCountLimit: UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 4) }
+    @inlinable var publishedCostLimit: UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 5) }
 
-    @inlinable var count: Int { countAtomic.load(ordering: .relaxed) }
-    @inlinable var cost: Int { costAtomic.load(ordering: .relaxed) }
+    @inlinable var count: Int { countWord.load(ordering: .relaxed) & Self.valueMask }
+    @inlinable var cost: Int { costWord.load(ordering: .relaxed) & Self.valueMask }
+
+    /// The count limit writes are admitted against now (`Int.max` for none).
+    @inlinable var countLimit: Int { admittedCountLimit.load(ordering: .relaxed) }
+    /// The cost limit writes are admitted against now (`Int.max` for none).
+    @inlinable var costLimit: Int { admittedCostLimit.load(ordering: .relaxed) }
 
     /// Takes room for `count` more entries (0 or 1) costing `cost`, or says which limit it
     /// would break (and takes nothing).
     @inlinable
     func reserve(count: Int = 1, cost: Int) -> Reservation {
-        if count != 0 && !reserveCount(count) { return .countExceeded }
-        if cost != 0 && !reserveCost(cost) {
-            if count != 0 { countAtomic.wrappingDecrement(by: count, ordering: .relaxed) }
+        if count != 0 && !Self.reserve(count, in: countWord, limit: admittedCountLimit) { return .countExceeded }
+        if cost != 0 && !Self.reserve(cost, in: costWord, limit: admittedCostLimit) {
+            if count != 0 { countWord.wrappingDecrement(by: count, ordering: .relaxed) }
             return .costExceeded
         }
         return .reserved
     }
 
-    /// Takes room for `extra` more entries, or returns `false` and takes nothing.
-    @inlinable
-    func reserveCount(_ extra: Int) -> Bool {
-        if countLimit == .max {
-            countAtomic.wrappingIncrement(by: extra, ordering: .relaxed)
-            return true
-        }
-        var current = countAtomic.load(ordering: .relaxed)
-        while true {
-            if extra > countLimit - current { return false }
-            let (exchanged, original) = countAtomic.weakCompareExchange(
-                expected: current, desired: current + extra, ordering: .relaxed)
-            if exchanged { return true }
-            current = original
-        }
-    }
-
     /// Takes `extra` more cost, or returns `false` and takes nothing if that would break
-    /// `costLimit`.
+    /// the cost limit.
     @inlinable
     func reserveCost(_ extra: Int) -> Bool {
-        if costLimit == .max {
-            costAtomic.wrappingIncrement(by: extra, ordering: .relaxed)
-            return true
-        }
-        var current = costAtomic.load(ordering: .relaxed)
+        Self.reserve(extra, in: costWord, limit: admittedCostLimit)
+    }
+
+    /// Adds `extra` to the counter in `word` unless that would pass `limit`. The word is
+    /// loaded with acquire ordering before the limit: if it shows a limit change's epoch, the
+    /// limit load sees that change; if it predates it, the compare-and-swap fails.
+    @inlinable
+    static func reserve(_ extra: Int, in word: UnsafeAtomic<Int>, limit: UnsafeAtomic<Int>) -> Bool {
+        var current = word.load(ordering: .acquiring)
         while true {
-            if extra > costLimit - current { return false }
-            let (exchanged, original) = costAtomic.weakCompareExchange(
-                expected: current, desired: current + extra, ordering: .relaxed)
+            let limit = limit.load(ordering: .relaxed)
+            if limit != .max && extra > limit - (current & valueMask) { return false }
+            let (exchanged, original) = word.weakCompareExchange(
+                expected: current, desired: current &+ extra, successOrdering: .relaxed,
+                failureOrdering: .acquiring)
             if exchanged { return true }
             current = original
         }
@@ -91,9 +109,56 @@ final class CacheBudget {
     /// Gives back the room of `count` entries whose costs add up to `cost`.
     @inlinable
     func release(count: Int, cost: Int) {
-        if count != 0 { countAtomic.wrappingDecrement(by: count, ordering: .relaxed) }
-        if cost != 0 { costAtomic.wrappingDecrement(by: cost, ordering: .relaxed) }
+        if count != 0 { countWord.wrappingDecrement(by: count, ordering: .relaxed) }
+        if cost != 0 { costWord.wrappingDecrement(by: cost, ordering: .relaxed) }
+    }
+
+    // MARK: Changing a limit (callers serialize these)
+
+    /// The count limit `MemoryCache.countLimit` reports (`Int.max` for none).
+    var reportedCountLimit: Int { publishedCountLimit.load(ordering: .acquiring) }
+    /// The cost limit `MemoryCache.costLimit` reports (`Int.max` for none).
+    var reportedCostLimit: Int { publishedCostLimit.load(ordering: .acquiring) }
+
+    /// Raises the count limit: published first, then admitted.
+    func raiseCountLimit(to limit: Int) {
+        publishedCountLimit.store(limit, ordering: .relaxed)
+        admittedCountLimit.store(limit, ordering: .relaxed)
+        countWord.wrappingIncrement(by: Self.epochStep, ordering: .releasing)
+    }
+
+    /// Admits no more than `limit` entries from now on; the caller evicts down to it and then
+    /// calls ``publishCountLimit(_:)``.
+    func admitCount(upTo limit: Int) {
+        admittedCountLimit.store(limit, ordering: .relaxed)
+        countWord.wrappingIncrement(by: Self.epochStep, ordering: .releasing)
+    }
+
+    /// Publishes a lowered count limit once the cache holds no more; a release store, so a
+    /// reader that loads it (acquiring) and then the count sees the evictions made for it.
+    func publishCountLimit(_ limit: Int) {
+        publishedCountLimit.store(limit, ordering: .releasing)
+    }
+
+    /// Raises the cost limit: published first, then admitted.
+    func raiseCostLimit(to limit: Int) {
+        publishedCostLimit.store(limit, ordering: .relaxed)
+        admittedCostLimit.store(limit, ordering: .relaxed)
+        costWord.wrappingIncrement(by: Self.epochStep, ordering: .releasing)
+    }
+
+    /// Admits no more than `limit` total cost from now on; the caller evicts down to it and
+    /// then calls ``publishCostLimit(_:)``.
+    func admitCost(upTo limit: Int) {
+        admittedCostLimit.store(limit, ordering: .relaxed)
+        costWord.wrappingIncrement(by: Self.epochStep, ordering: .releasing)
+    }
+
+    /// Publishes a lowered cost limit once the cache holds no more (a release store).
+    func publishCostLimit(_ limit: Int) {
+        publishedCostLimit.store(limit, ordering: .releasing)
     }
 }
-// Both counters are only reached through atomic operations; the limits never change.
+
+// Every word is only reached through atomic operations.
 extension CacheBudget: @unchecked Sendable {}

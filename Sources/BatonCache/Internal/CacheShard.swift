@@ -39,15 +39,13 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
         lock.withReadLock {
             guard let entry = state.index[key] else { return .miss }
             let i = Int(entry.slot)
-            if state.expiry.isEnabled {
-                if let timeToLive = state.expiry.timeToLive, now &- state.slots[i].writtenAt >= timeToLive {
-                    return .expired
-                }
+            if state.mayExpire {
+                if now >= state.slots[i].expiresAt { return .expired }
                 if let lastRead = state.lastRead {
                     if let timeToIdle = state.expiry.timeToIdle, now &- lastRead.load(i) >= timeToIdle {
                         return .expired
                     }
-                    lastRead.store(now, at: i)
+                    lastRead.raise(to: now, at: i)
                 }
             }
             let visited = state.visited
@@ -62,7 +60,7 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
     func peek(_ key: Key, now: Int64) -> Value? {
         lock.withReadLock {
             guard let entry = state.index[key] else { return nil }
-            if state.expiry.isEnabled && state.isExpired(Int(entry.slot), now: now) { return nil }
+            if state.mayExpire && state.isExpired(Int(entry.slot), now: now) { return nil }
             return entry.value
         }
     }
@@ -71,6 +69,11 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
     @inlinable
     func withWriteLock<Result>(_ body: (inout ShardStateMachine<Key, Value>) -> Result) -> Result {
         lock.withWriteLock { body(&state) }
+    }
+
+    /// Whether no entry of this shard can expire, read under the read lock.
+    var hasNothingToExpire: Bool {
+        lock.withReadLock { state.hasNothingToExpire }
     }
 
     /// Structural problems in the shard (for tests), with its count and total cost.

@@ -14,8 +14,18 @@ struct Expiry: Sendable {
         self.timeToIdle = timeToIdle
     }
 
-    /// Whether any entry can expire; when not, no operation reads the clock.
+    /// Whether every entry can expire; when not, and no entry has a lifetime of its own, no
+    /// operation reads the clock.
     @inlinable var isEnabled: Bool { timeToLive != nil || timeToIdle != nil }
+
+    /// The deadline of an entry written at `now` with its own lifetime (nanoseconds), or the
+    /// cache's, or none (`Int64.max`). Saturates rather than wraps.
+    @inlinable
+    func deadline(writtenAt now: Int64, lifetime: Int64?) -> Int64 {
+        guard let lifetime = lifetime ?? timeToLive else { return .max }
+        let (sum, overflow) = now.addingReportingOverflow(lifetime)
+        return overflow ? .max : sum
+    }
 }
 
 /// What a lookup found.
@@ -70,18 +80,19 @@ struct ShardStateMachine<Key: Hashable, Value> {
         /// `nil` while the slot is on the free list.
         @usableFromInline var key: Key?
         @usableFromInline var cost: Int
-        /// When the value was written, in clock nanoseconds (0 when nothing expires).
-        @usableFromInline var writtenAt: Int64
+        /// When the value's lifetime ends, in clock nanoseconds: written time plus the entry's
+        /// own `timeToLive` or the cache's; `Int64.max` for never.
+        @usableFromInline var expiresAt: Int64
         /// Towards the newest entry; `noSlot` at the newest.
         @usableFromInline var newer: Int32
         /// Towards the oldest entry; `noSlot` at the oldest. Links the free list too.
         @usableFromInline var older: Int32
 
         @inlinable
-        init(key: Key, cost: Int, writtenAt: Int64) {
+        init(key: Key, cost: Int, expiresAt: Int64) {
             self.key = key
             self.cost = cost
-            self.writtenAt = writtenAt
+            self.expiresAt = expiresAt
             newer = noSlot
             older = noSlot
         }
@@ -106,6 +117,17 @@ struct ShardStateMachine<Key: Hashable, Value> {
     /// The clock time of each slot's last read, when `timeToIdle` is set.
     @usableFromInline var lastRead: AtomicSlots<Int64>?
     @usableFromInline var totalCost = 0
+    /// Whether any entry of this shard can expire: the cache has a time limit, or an entry was
+    /// written with a lifetime of its own. Set once, never cleared; while it is false, no
+    /// expiry check reads anything.
+    @usableFromInline var mayExpire: Bool
+    /// Every entry that can expire, by the time it will next be checked: the earlier of its
+    /// deadline and its idle deadline as of its last write. A read that refreshes the idle
+    /// time (under the shared lock) does not move it; the sweep finds it still live and puts
+    /// it back at its new idle deadline.
+    @usableFromInline var wheel = TimerWheel()
+    /// The earliest clock time at which a write sweeps the wheel again.
+    @usableFromInline var nextSweep: Int64 = .min
 
     /// An empty shard. The atomics are passed in when a shard is emptied, so that their
     /// memory is reused rather than freed (a drained copy may still refer to it).
@@ -119,6 +141,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
         self.budget = budget
         self.visited = visited ?? AtomicSlots(capacity: initialCapacity, initial: 0)
         self.lastRead = expiry.timeToIdle == nil ? nil : lastRead ?? AtomicSlots(capacity: initialCapacity, initial: 0)
+        mayExpire = expiry.isEnabled
     }
 
     /// Frees the atomics; the shard calls it once, from its `deinit`.
@@ -140,13 +163,13 @@ struct ShardStateMachine<Key: Hashable, Value> {
         guard let entry = index[key] else { return .miss }
         let slot = entry.slot
         let i = Int(slot)
-        if expiry.isEnabled {
+        if mayExpire {
             if isExpired(i, now: now) {
                 let old = removeSlot(slot)
                 evicted.append(old.key, old.value, .expired)
                 return .expired
             }
-            lastRead?.store(now, at: i)
+            lastRead?.raise(to: now, at: i)
         }
         switch policy {
         case .lru: moveToNewest(slot)
@@ -164,17 +187,25 @@ struct ShardStateMachine<Key: Hashable, Value> {
     /// it to the front. An expired entry is removed (`.expired`) and the key stored anew.
     ///
     /// The caller has already refused an entry that can never fit (cost above `costLimit`, or
-    /// `countLimit` 0).
+    /// `countLimit` 0). `expiresAt` is the new value's deadline (`Int64.max` for none).
+    ///
+    /// Every so often (``writeSweepSpacing``) a write first releases this shard's expired
+    /// entries, so that they leave without waiting for a lookup to meet them.
     @inlinable
     mutating func store(
-        _ key: Key, _ value: Value, cost: Int, now: Int64, ifAbsent: Bool,
+        _ key: Key, _ value: Value, cost: Int, expiresAt: Int64, now: Int64, ifAbsent: Bool,
         evicted: inout EvictionBatch<Key, Value>
     ) -> StoreOutcome<Value> {
+        if expiresAt != .max { mayExpire = true }
+        if mayExpire && now >= nextSweep {
+            nextSweep = now &+ writeSweepSpacing
+            if !wheel.isEmpty { removeExpired(now: now, evicted: &evicted) }
+        }
         if let position = index.index(forKey: key) {
             let existing = index.values[position]
             let slot = existing.slot
             let i = Int(slot)
-            let expired = expiry.isEnabled && isExpired(i, now: now)
+            let expired = mayExpire && isExpired(i, now: now)
             if ifAbsent && !expired {
                 if policy == .lru { moveToNewest(slot) }
                 return .present(existing.value)
@@ -184,9 +215,10 @@ struct ShardStateMachine<Key: Hashable, Value> {
                 if extra < 0 { budget.release(count: 0, cost: -extra) }
                 index.values[position].value = value
                 slots[i].cost = cost
-                slots[i].writtenAt = now
+                slots[i].expiresAt = expiresAt
                 totalCost += extra
-                lastRead?.store(now, at: i)
+                lastRead?.raise(to: now, at: i)
+                scheduleExpiry(slot, now: now)
                 switch policy {
                 case .lru: moveToNewest(slot)
                 case .sieve: if visited.load(i) == 0 { visited.store(1, at: i) }
@@ -214,7 +246,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
                 if surplusCount != 0 || surplusCost != 0 {
                     budget.release(count: surplusCount, cost: surplusCost)
                 }
-                insertNewest(key, value, cost: cost, now: now)
+                insertNewest(key, value, cost: cost, expiresAt: expiresAt, now: now)
                 return .stored
             case .countExceeded: reason = .count
             case .costExceeded: reason = .cost
@@ -223,7 +255,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
                 if heldCount != 0 || heldCost != 0 { budget.release(count: heldCount, cost: heldCost) }
                 return .needsRoom(reason)
             }
-            let expired = expiry.isEnabled && isExpired(Int(victim), now: now)
+            let expired = mayExpire && isExpired(Int(victim), now: now)
             let old = removeSlot(victim, releasingBudget: false)
             heldCount += 1
             heldCost += old.cost
@@ -239,7 +271,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
         evicted: inout EvictionBatch<Key, Value>
     ) -> Value? {
         guard let slot = index[key]?.slot else { return nil }
-        let expired = expiry.isEnabled && isExpired(Int(slot), now: now)
+        let expired = mayExpire && isExpired(Int(slot), now: now)
         let old = removeSlot(slot)
         evicted.append(old.key, old.value, expired ? .expired : reason)
         return expired ? nil : old.value
@@ -252,27 +284,33 @@ struct ShardStateMachine<Key: Hashable, Value> {
         now: Int64, reason: EvictionReason, evicted: inout EvictionBatch<Key, Value>
     ) -> Bool {
         guard let victim = chooseVictim(now: now) else { return false }
-        let expired = expiry.isEnabled && isExpired(Int(victim), now: now)
+        let expired = mayExpire && isExpired(Int(victim), now: now)
         let old = removeSlot(victim)
         evicted.append(old.key, old.value, expired ? .expired : reason)
         return true
     }
 
-    /// Removes every expired entry. O(n) in the shard's entries.
+    /// Removes every expired entry, found through the wheel: O(expired entries, plus idle
+    /// entries whose check came due but that were read since, plus the wheel's buckets
+    /// passed), not O(n).
     @usableFromInline
     mutating func removeExpired(now: Int64, evicted: inout EvictionBatch<Key, Value>) {
-        guard expiry.isEnabled else { return }
-        var expired: [Int32] = []
-        var slot = oldest
-        while slot != noSlot {
-            if isExpired(Int(slot), now: now) { expired.append(slot) }
-            slot = slots[Int(slot)].newer
-        }
-        for slot in expired {
-            let old = removeSlot(slot)
-            evicted.append(old.key, old.value, .expired)
+        guard mayExpire, !wheel.isEmpty else { return }
+        var due: [Int32] = []
+        wheel.expire(upTo: now, into: &due)
+        for slot in due {
+            if isExpired(Int(slot), now: now) {
+                let old = removeSlot(slot)
+                evicted.append(old.key, old.value, .expired)
+            } else {
+                // Read since it was scheduled: check again at its new idle deadline.
+                wheel.schedule(slot, at: nextCheck(Int(slot)))
+            }
         }
     }
+
+    /// Whether no entry of this shard can expire (so no sweep is needed for it).
+    @inlinable var hasNothingToExpire: Bool { wheel.isEmpty }
 
     /// Empties the shard and returns what it held, so that the caller can report and release
     /// the entries after the lock is dropped. The returned copy shares this shard's atomics:
@@ -306,7 +344,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
             var slot = hand != noSlot ? hand : oldest
             while true {
                 let i = Int(slot)
-                if visited.load(i) == 0 || (expiry.isEnabled && isExpired(i, now: now)) {
+                if visited.load(i) == 0 || (mayExpire && isExpired(i, now: now)) {
                     hand = slot
                     return slot
                 }
@@ -319,18 +357,42 @@ struct ShardStateMachine<Key: Hashable, Value> {
 
     @inlinable
     func isExpired(_ i: Int, now: Int64) -> Bool {
-        if let timeToLive = expiry.timeToLive, now &- slots[i].writtenAt >= timeToLive { return true }
+        if now >= slots[i].expiresAt { return true }
         if let timeToIdle = expiry.timeToIdle, let lastRead, now &- lastRead.load(i) >= timeToIdle {
             return true
         }
         return false
     }
 
+    /// When slot `i` should next be checked: the earlier of its deadline and its idle
+    /// deadline as of its last read; `Int64.max` if it can never expire.
+    @inlinable
+    func nextCheck(_ i: Int) -> Int64 {
+        var check = slots[i].expiresAt
+        if let timeToIdle = expiry.timeToIdle, let lastRead {
+            let (idleEnd, overflow) = lastRead.load(i).addingReportingOverflow(timeToIdle)
+            if !overflow { check = min(check, idleEnd) }
+        }
+        return check
+    }
+
+    /// Puts `slot` in the wheel at its next check, or takes it out if it can never expire.
+    @inlinable
+    mutating func scheduleExpiry(_ slot: Int32, now: Int64) {
+        guard mayExpire else { return }
+        let check = nextCheck(Int(slot))
+        if check == .max {
+            wheel.cancel(slot)
+        } else {
+            wheel.reschedule(slot, at: check)
+        }
+    }
+
     // MARK: The slab and the list
 
     @inlinable
-    mutating func insertNewest(_ key: Key, _ value: Value, cost: Int, now: Int64) {
-        let entry = Slot(key: key, cost: cost, writtenAt: now)
+    mutating func insertNewest(_ key: Key, _ value: Value, cost: Int, expiresAt: Int64, now: Int64) {
+        let entry = Slot(key: key, cost: cost, expiresAt: expiresAt)
         let slot: Int32
         if freeSlot != noSlot {
             slot = freeSlot
@@ -348,6 +410,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
         linkNewest(slot)
         index[key] = Entry(value: value, slot: slot)
         totalCost += cost
+        scheduleExpiry(slot, now: now)
     }
 
     @usableFromInline
@@ -365,6 +428,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
     ) -> (key: Key, value: Value, cost: Int) {
         let i = Int(slot)
         if hand == slot { hand = slots[i].newer }
+        if mayExpire { wheel.cancel(slot) }
         unlink(slot)
         let key = slots[i].key.take().unsafelyUnwrapped
         let value = index.removeValue(forKey: key).unsafelyUnwrapped.value
@@ -439,6 +503,13 @@ struct ShardStateMachine<Key: Hashable, Value> {
             slot = slots[Int(slot)].older
         }
         if free + seen != slots.count { problems.append("\(free) free + \(seen) used != \(slots.count) slots") }
+        var expiring = 0
+        for (_, entry) in index where nextCheck(Int(entry.slot)) != .max {
+            expiring += 1
+            if !wheel.isScheduled(entry.slot) { problems.append("slot \(entry.slot) can expire but is not scheduled") }
+        }
+        if wheel.count != expiring { problems.append("the wheel holds \(wheel.count) slots, \(expiring) can expire") }
+        problems += wheel.invariantViolations().map { "wheel: \($0)" }
         return problems
     }
 }
@@ -448,6 +519,9 @@ struct ShardStateMachine<Key: Hashable, Value> {
 
 /// Slots a shard starts with room for in its atomics; they double as it grows.
 @usableFromInline let initialCapacity = 16
+
+/// How often, in clock nanoseconds, writes to a shard sweep its expired entries: about 134 ms.
+@usableFromInline let writeSweepSpacing: Int64 = 1 << 27
 
 // Each shard's state sits inside a `Protected` and is only touched under its lock; sharing it
 // shares its keys and values, hence the conditions.
