@@ -73,3 +73,24 @@ struct QuietLookupTests {
         #expect(cache.statistics.expirations == 1)
     }
 }
+
+@Suite("Cache statistics")
+struct CacheStatisticsTests {
+    @Test("hitRatio is hits over lookups, 0 before the first lookup; peeks do not move it")
+    func hitRatio() {
+        let cache = MemoryCache<String, Int>(countLimit: 10)
+        #expect(cache.statistics.hitRatio == 0)
+        cache["a"] = 1
+        _ = cache["a"]
+        _ = cache["a"]
+        _ = cache["a"]
+        _ = cache["b"]
+        #expect(cache.statistics.lookups == 4)
+        #expect(cache.statistics.hitRatio == 0.75)
+        _ = cache.peek("b")
+        _ = cache.contains("a")
+        #expect(cache.statistics.hitRatio == 0.75)
+        _ = cache.value(forKey: "c") { 3 }  // a miss, then stored
+        #expect(cache.statistics.hitRatio == 0.6)
+    }
+}

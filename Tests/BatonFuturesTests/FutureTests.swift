@@ -81,27 +81,23 @@ import Testing
     }
 
     @Test func secondCompletionIsIgnoredAndReportedInDebugBuilds() throws {
-        struct Probe: Sendable {}
-        let reports = EventLog<FutureDiagnostics.DuplicateCompletion>()
-        let previous = FutureDiagnostics.duplicateCompletionHandler
-        FutureDiagnostics.duplicateCompletionHandler = { report in
-            if report.valueType.contains("Probe") { reports.append(report) } else { previous(report) }
-        }
-        defer { FutureDiagnostics.duplicateCompletionHandler = previous }
+        struct DuplicateProbe: Sendable {}
+        DuplicateReports.install()
 
-        let promise = Promise<Probe>()
-        promise.succeed(Probe())
+        let promise = Promise<DuplicateProbe>()
+        promise.succeed(DuplicateProbe())
         let failLine = UInt(#line + 1)
         promise.fail(TestError())
         #expect(try promise.future.result?.get() != nil)
         #expect(promise.tryComplete(with: .failure(TestError())) == false)
+        let reports = DuplicateReports.about("DuplicateProbe")
         #if DEBUG
         #expect(reports.count == 1)
-        #expect(reports.all.first?.line == failLine)
-        #expect(reports.all.first?.file.hasSuffix("FutureTests.swift") == true)
+        #expect(reports.first?.line == failLine)
+        #expect(reports.first?.file.hasSuffix("FutureTests.swift") == true)
         #else
         _ = failLine
-        #expect(reports.count == 0)
+        #expect(reports.isEmpty)
         #endif
     }
 
@@ -228,11 +224,24 @@ import Testing
         #expect(log.count == 2)
     }
 
-    @Test func aCancelledPromiseIgnoresItsLateResultWithoutAReport() {
-        let promise = Promise<Int>()
+    @Test func aCancelledPromiseIgnoresItsLateResultWithoutAReport() throws {
+        struct LateProbe: Sendable { let value: Int }
+        DuplicateReports.install()
+        let promise = Promise<LateProbe>()
         promise.future.cancel()
-        promise.succeed(1)  // the work finished anyway: no report, no change
+        promise.succeed(LateProbe(value: 1))  // the work finished anyway: no report, no change
+        promise.fail(TestError())
         #expect(promise.future.isCancelled)
+        #expect(throws: CancellationError.self) { try promise.future.result?.get() }
+        #expect(DuplicateReports.about("LateProbe").isEmpty)
+        // The handler is listening: a real second completion of the same type is reported.
+        let twice = Promise<LateProbe>()
+        twice.succeed(LateProbe(value: 2))
+        twice.succeed(LateProbe(value: 3))
+        #expect(try twice.future.result?.get().value == 2)
+        #if DEBUG
+        #expect(DuplicateReports.about("LateProbe").count == 1)
+        #endif
     }
 
     @Test func deepChainOfMapsDoesNotOverflowTheStack() async throws {

@@ -13,10 +13,28 @@ struct TestError: Error, Equatable {
     init(_ tag: Int = 0) { self.tag = tag }
 }
 
+/// A future that did not complete within `patience`.
+struct DidNotComplete: Error {}
+
 extension Future {
-    /// The outcome, waiting at most `patience`.
+    /// The outcome, waiting at most `patience`. The wait is bounded by a semaphore on a thread of
+    /// its own, not by `Future.timeout`, which is code under test: a bug there must fail a test,
+    /// not hang it.
     func outcome() async -> Result<Value, any Error> {
-        do { return .success(try await timeout(after: patience).value) } catch { return .failure(error) }
+        let arrived = Protected<Result<Value, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        whenComplete { outcome in
+            arrived.write { $0 = outcome }
+            done.signal()
+        }
+        let completed = await withCheckedContinuation { continuation in
+            Thread {
+                let (seconds, _) = patience.components
+                continuation.resume(returning: done.wait(timeout: .now() + .seconds(Int(seconds))) == .success)
+            }.start()
+        }
+        guard completed, let outcome = arrived.value else { return .failure(DidNotComplete()) }
+        return outcome
     }
 
     /// The value, failing the test if the future fails or does not complete within `patience`.
@@ -36,7 +54,7 @@ extension Future {
             Issue.record("expected an error, got \(value)", sourceLocation: sourceLocation)
             return nil
         case .failure(let error):
-            if case FutureError.timedOut(after: patience) = error {
+            if error is DidNotComplete {
                 Issue.record("the future did not complete within \(patience)", sourceLocation: sourceLocation)
             }
             return error
@@ -77,4 +95,23 @@ final class EventLog<Event: Sendable>: Sendable {
     func append(_ event: Event) { events.write { $0.append(event) } }
     var all: [Event] { events.value }
     var count: Int { events.read { $0.count } }
+}
+
+/// Every duplicate-completion report of the test run, recorded by one handler installed once.
+/// Tests look only at reports about their own probe type, so tests running in parallel never
+/// swap the global handler from under each other.
+enum DuplicateReports {
+    private static let log = EventLog<FutureDiagnostics.DuplicateCompletion>()
+    private static let installed: Bool = {
+        FutureDiagnostics.duplicateCompletionHandler = { log.append($0) }
+        return true
+    }()
+
+    /// Installs the recording handler (once); call before completing anything.
+    static func install() { _ = installed }
+
+    /// The reports about futures whose value type's name contains `typeName`.
+    static func about(_ typeName: String) -> [FutureDiagnostics.DuplicateCompletion] {
+        log.all.filter { $0.valueType.contains(typeName) }
+    }
 }

@@ -52,25 +52,32 @@ import Testing
     }
 
     /// At most maxConcurrentJobs bodies run at once, and the limit is reached.
+    /// The first `limit` jobs fill every slot and stay there; the rest are added only then, so
+    /// that each addition meets a full queue. A worker beyond the limit, if the queue started
+    /// one, gets a second to show (time for Dispatch to find it a thread while the others block)
+    /// before the jobs are released.
     @Test(arguments: [1, 2, 3])
     func concurrencyLimit(limit: Int) throws {
         let queue = JobQueue(name: "limit", maxConcurrentJobs: limit)
         let running = Protected((now: 0, peak: 0))
-        let gate = DispatchSemaphore(value: 0)
-        for _ in 0..<(limit * 4) {
+        let release = DispatchSemaphore(value: 0)
+        let addJob = {
             queue.addJob {
-                let reached = running.write { state -> Bool in
+                running.write { state in
                     state.now += 1
                     state.peak = max(state.peak, state.now)
-                    return state.now == limit
                 }
-                // Hold the first `limit` jobs until all of them are in, proving they overlap.
-                if reached { gate.signal() }
-                _ = gate.wait(timeout: .now() + testDeadline)
-                gate.signal()
+                _ = release.wait(timeout: .now() + testDeadline)
                 running.write { $0.now -= 1 }
+                release.signal()  // pass it on: each job releases the next
             }
         }
+        for _ in 0..<limit { addJob() }
+        #expect(eventually { running.value.now == limit })
+        for _ in 0..<(limit * 3) { addJob() }
+        Thread.sleep(forTimeInterval: 1)
+        #expect(running.value.now == limit)
+        release.signal()
         #expect(drain(queue))
         #expect(running.value.peak == limit)
     }

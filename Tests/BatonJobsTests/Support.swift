@@ -80,3 +80,42 @@ extension JobState {
         }
     }
 }
+
+/// Lets async bodies wait until the test opens it; counts the waiters.
+final class ReleaseLatch: Sendable {
+    private let state = Protected((open: false, waiters: [CheckedContinuation<Void, Never>](), count: 0))
+
+    /// Suspends until ``open()`` (returns at once once it is open).
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.write { state -> Bool in
+                state.count += 1
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// How many callers have called ``wait()``.
+    var waiting: Int { state.value.count }
+
+    func open() {
+        let waiters = state.write { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// The number of threads in this process, from `/proc/self/status` (Linux), or 0 elsewhere.
+func processThreadCount() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("Threads:") {
+        return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+    }
+    return 0
+}

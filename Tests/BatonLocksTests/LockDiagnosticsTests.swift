@@ -253,11 +253,27 @@ struct LockDiagnosticsTests {
         #expect(stats.acquisitions == 20_002)
         #expect(stats.contendedAcquisitions >= contendedBefore + 1)
         #expect(stats.totalWait > .zero)
+        #expect(stats.contentionRatio == Double(stats.contendedAcquisitions) / 20_002)
+        #expect(stats.contentionRatio > 0)
 
         LockDiagnostics.resetStatistics()
         stats = try #require(LockDiagnostics.statistics().first { $0.name == name })
         #expect(stats.acquisitions == 0 && stats.contendedAcquisitions == 0 && stats.totalWait == .zero)
         #expect(stats.locks == 2)
+        #expect(stats.contentionRatio == 0)
+    }
+
+    @Test("contentionRatio is the contended share of acquisitions, 0 with none, and the description shows it")
+    func contentionRatio() {
+        let some = LockStatistics(
+            name: "ratio", locks: 1, acquisitions: 8, contendedAcquisitions: 3, totalWait: .milliseconds(2))
+        #expect(some.contentionRatio == 0.375)
+        #expect(some.description.contains("37.5% contended"))
+        let none = LockStatistics(name: "idle", locks: 1, acquisitions: 0, contendedAcquisitions: 0, totalWait: .zero)
+        #expect(none.contentionRatio == 0)
+        let all = LockStatistics(
+            name: "all", locks: 2, acquisitions: 5, contendedAcquisitions: 5, totalWait: .seconds(1))
+        #expect(all.contentionRatio == 1)
     }
 
     @Test("With statistics off, nothing is counted")
