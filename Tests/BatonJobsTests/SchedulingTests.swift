@@ -62,7 +62,7 @@ import Testing
         let running = Protected((now: 0, peak: 0))
         let release = DispatchSemaphore(value: 0)
         let addJob = {
-            queue.addJob {
+            _ = queue.addJob {
                 running.write { state in
                     state.now += 1
                     state.peak = max(state.peak, state.now)
