@@ -102,8 +102,13 @@ struct EntryLifetimeTests {
             let cache = MemoryCache<Int, Int>()
             cache.setValue(1, forKey: 1, timeToLive: .zero)
         }
+        // An optimised precondition stops the process without its message.
+        #if DEBUG
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("timeToLive must be positive"), "stderr: \(message)")
+        #else
+        _ = result
+        #endif
         await #expect(processExitsWith: .failure) {
             let cache = MemoryCache<Int, Int>()
             _ = cache.value(forKey: 1, timeToLive: .seconds(-1)) { 1 }
