@@ -97,6 +97,12 @@ final class TruncatingTransport: HTTPTransport {
     }
 }
 
+private func runningTasks(of session: URLSession) async -> Int {
+    await withCheckedContinuation { continuation in
+        session.getAllTasks { tasks in continuation.resume(returning: tasks.filter { $0.state == .running }.count) }
+    }
+}
+
 private func lostConnection(_ error: (any Error)?) -> Bool {
     (error as? URLError)?.code == .networkConnectionLost
 }
@@ -371,15 +377,13 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         let holds = (0..<limit).map { fetcher.fetch(server.url("stall", stalled, "i=\($0)")) }
         try await server.waitUntil("every slot holds a request") { server.answering(stalled) == limit }
         for hold in holds { hold.cancel() }
-        try await server.waitUntil("the session has no task left") {
-            let tasks = Protected(-1)
-            let done = DispatchSemaphore(value: 0)
-            session.getAllTasks { all in
-                tasks.write { $0 = all.filter { $0.state == .running }.count }
-                done.signal()
+        let deadline = ContinuousClock.now + patience
+        while await runningTasks(of: session) > 0 {
+            if ContinuousClock.now > deadline {
+                Issue.record("the session still runs tasks")
+                return
             }
-            done.wait()
-            return tasks.value == 0
+            try await Task.sleep(for: .milliseconds(2))
         }
     }
 }
