@@ -332,8 +332,28 @@ public final class Fetcher {
     /// `request` with retries: transient failures of idempotent requests are tried again. When
     /// they run out, the last response (any status) or error is the result.
     private func perform(_ request: URLRequest, idempotent: Bool) -> Future<URLResult> {
-        let attempts = idempotent ? retryPolicy.attempts : 1
-        return FetchRetry(attempts: attempts, policy: retryPolicy, timer: retryTimer) { self.attempt(request) }.result
+        let policy = retryPolicy
+        let retried = Future.retry(
+            attempts: idempotent ? policy.attempts : 1, while: Self.isTransient,
+            delay: { retry, error in Self.delay(beforeRetry: retry, after: error, policy: policy) },
+            timer: retryTimer
+        ) { self.attempt(request) }
+        // The last answer is the request's result: a transient status is still a response.
+        return retried.recover { error in
+            if let status = error as? HTTPStatusError { return .response(status.data, status.response) }
+            if error is CancellationError { throw error }
+            return .error(error, nil, nil)
+        }
+    }
+
+    /// The backoff for retry `number`, or what the response's `Retry-After` asks for (at most
+    /// the policy's cap) if that is longer.
+    static func delay(beforeRetry number: Int, after error: any Error, policy: RetryPolicy) -> Duration {
+        let backoff = policy.backoff.delay(beforeRetry: number)
+        guard let status = error as? HTTPStatusError, let asked = RetryAfter.delay(in: status.response) else {
+            return backoff
+        }
+        return max(backoff, min(asked, policy.maximumRetryAfter))
     }
 
     /// One attempt: waits for a slot, sends the request, and fails on a transient status so
