@@ -161,6 +161,26 @@ import Testing
         await expectAllReleased(refs, census)
     }
 
+    /// Jobs joined by edges that are never added to a queue nor started are released when
+    /// their owner lets go of them: a dependency holds its dependents weakly.
+    @Test func jobsThatNeverRunAreReleased() throws {
+        let census = Census()
+        let refs = WeakRefs()
+        do {
+            var jobs: [Job] = []
+            jobs.reserveCapacity(Self.count)
+            for index in 0..<Self.count {
+                let tracked = Tracked(census)
+                let job = BlockJob { withExtendedLifetime(tracked) {} }
+                if let parent = Self.parent(of: index) { try job.addDependency(jobs[parent]) }
+                jobs.append(job)
+                refs.add(job)
+            }
+        }
+        #expect(refs.alive == 0)
+        #expect(census.released == Self.count)
+    }
+
     /// A queue is released once `allJobsFinished()` returns and the caller lets go of it; one
     /// that the caller drops while its jobs still run finishes them, then is released too.
     @Test(.timeLimit(.minutes(1))) func queuesAreReleased() async {
