@@ -13,7 +13,7 @@ import Testing
 /// A cache hands an entry it lets go of to its eviction handlers and drops it before the call
 /// returns, so counts are checked at once, except for the background sweep, which the tests
 /// wait for with a bounded poll on a thread of their own.
-@Suite struct LeakTests {
+@Suite(.offTheCooperativePool) struct LeakTests {
     /// 100,000 of each kind; a tenth under the thread sanitizer, which instruments every
     /// allocation, lock and atomic operation and would make these loops take minutes.
     static let count = runsUnderThreadSanitizer ? 10_000 : 100_000
@@ -226,6 +226,43 @@ import Testing
 }
 
 // MARK: Support
+
+/// Runs each test of the suite on a dispatch queue of its own instead of the cooperative pool.
+///
+/// These tests make and release 100,000 objects in synchronous loops. On the cooperative pool,
+/// whose width is the number of cores (two in CI), a few of them at once hold every thread of it
+/// for seconds, and the async tests running beside them (bounded waits, the HTTP fault tests,
+/// the stress runs' tasks) get no thread until their limits pass. On queues of their own they
+/// share the cores through the kernel's scheduler like any other thread.
+private struct OffTheCooperativePool: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard testCase != nil else { return try await function() }
+        try await withTaskExecutorPreference(QueueExecutor(label: test.name)) { try await function() }
+    }
+}
+
+extension Trait where Self == OffTheCooperativePool {
+    fileprivate static var offTheCooperativePool: Self { Self() }
+}
+
+/// A task executor on a serial dispatch queue (which gets a thread of Dispatch's, not of the
+/// cooperative pool).
+private final class QueueExecutor: TaskExecutor {
+    private let queue: DispatchQueue
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
 
 /// Whether the thread sanitizer's runtime is linked into this process.
 private let runsUnderThreadSanitizer = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") != nil
