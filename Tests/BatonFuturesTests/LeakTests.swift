@@ -11,9 +11,10 @@ import Testing
 /// Release can come a moment after completion (a callback on a queue, a timer firing), so each
 /// test polls for it with a bounded wait on a thread of its own, then checks the exact counts.
 @Suite(.offTheCooperativePool) struct LeakTests {
-    /// 100,000 of each kind; a tenth under the thread sanitizer, which instruments every
-    /// allocation, lock and atomic operation and would make these loops take minutes.
-    static let count = runsUnderThreadSanitizer ? 10_000 : 100_000
+    /// 100,000 of each kind; a tenth under the thread or the address sanitizer, whose
+    /// instrumentation of every allocation and memory access would make these loops take
+    /// minutes (the plain run checks the full size).
+    static let count = runsUnderSanitizer ? 10_000 : 100_000
 
     // MARK: Chains
 
@@ -415,8 +416,10 @@ private final class QueueExecutor: TaskExecutor {
     }
 }
 
-/// Whether the thread sanitizer's runtime is linked into this process.
-private let runsUnderThreadSanitizer = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") != nil
+/// Whether the thread or the address sanitizer's runtime is linked into this process.
+private let runsUnderSanitizer = ["__tsan_init", "__asan_init"].contains { (name: String) in
+    dlsym(dlopen(nil, RTLD_NOW), name) != nil
+}
 
 /// Counts the ``Tracked`` values made and released.
 private final class Census: Sendable {
