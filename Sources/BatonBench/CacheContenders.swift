@@ -29,6 +29,9 @@ final class FoundationCache: BenchCache, @unchecked Sendable {
     // NSCache is documented thread-safe; it is not marked Sendable in corelibs-foundation.
     private let cache = NSCache<NSNumber, NSNumber>()
     init(capacity: Int) { cache.countLimit = capacity }
+    // corelibs-foundation's NSCache links its entries both ways and never frees them on its own
+    // deinit; emptying it first unlinks them.
+    deinit { cache.removeAllObjects() }
     func get(_ key: Int) -> Int? { cache.object(forKey: NSNumber(value: key))?.intValue }
     func set(_ key: Int, _ value: Int) { cache.setObject(NSNumber(value: value), forKey: NSNumber(value: key)) }
 }

@@ -24,9 +24,13 @@ import FoundationNetworking
 /// - **Cache:** with a ``FetchCache``, a GET is answered from the cache when it can be, and
 ///   2xx bodies are stored.
 /// - **Retries:** idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, TRACE) are retried on
-///   transient failures (a timeout, a lost or refused connection, status 408, 429, 500, 502,
-///   503 or 504) up to ``RetryPolicy/attempts`` times with its `Backoff`. A request waiting
-///   for its next attempt gives its slot up.
+///   transient failures (a timeout, a lost or refused connection, a body cut short, status 408,
+///   429, 500, 502, 503 or 504) up to ``RetryPolicy/attempts`` times with its `Backoff`, waiting
+///   longer when a response's `Retry-After` asks for it (at most
+///   ``RetryPolicy/maximumRetryAfter``). A request waiting for its next attempt gives its slot
+///   up. See <doc:RetriesAndTimeouts>.
+/// - **Truncated bodies:** a response whose body is shorter than its `Content-Length` is a
+///   failure (`URLError.networkConnectionLost`), never a success.
 /// - **Timeouts:** ``requestTimeout`` bounds each attempt from the moment it is sent (time in
 ///   the queue does not count); ``fetchAll(_:timeout:)`` takes an overall deadline.
 /// - **Cancellation:** cancelling a returned future withdraws a queued request or cancels the
@@ -50,11 +54,23 @@ public final class Fetcher {
         public var attempts: Int
         /// The wait before each retry.
         public var backoff: Backoff
+        /// The longest wait a response's `Retry-After` can impose before a retry; a longer one is
+        /// cut to this. The wait before a retry is the longer of the backoff and `Retry-After`.
+        public var maximumRetryAfter: Duration
 
-        public init(attempts: Int, backoff: Backoff) {
+        /// Creates a policy.
+        ///
+        /// - Parameters:
+        ///   - attempts: The most attempts per request, at least 1.
+        ///   - backoff: The wait before each retry.
+        ///   - maximumRetryAfter: The cap on a wait asked for by `Retry-After` (not negative);
+        ///     30 seconds by default.
+        public init(attempts: Int, backoff: Backoff, maximumRetryAfter: Duration = .seconds(30)) {
             precondition(attempts >= 1, "Fetcher.RetryPolicy: attempts must be at least 1")
+            precondition(maximumRetryAfter >= .zero, "Fetcher.RetryPolicy: maximumRetryAfter must not be negative")
             self.attempts = attempts
             self.backoff = backoff
+            self.maximumRetryAfter = maximumRetryAfter
         }
 
         /// Up to 3 attempts, with jittered exponential backoff from 100 ms.
@@ -75,6 +91,7 @@ public final class Fetcher {
     /// A session this fetcher created (to raise the connection limit), invalidated on deinit.
     private let ownedSession: URLSession?
     private let cache: (any FetchCache)?
+    private let retryTimer: RetryTimer
     private let lock = Lock(name: "Fetcher")
     /// Guarded by `lock`.
     private var machine: FetcherStateMachine
@@ -118,9 +135,20 @@ public final class Fetcher {
             retryPolicy: retryPolicy, requestTimeout: requestTimeout)
     }
 
+    /// A fetcher whose waits before retries run on `retryTimer`.
+    convenience init(
+        transport: any HTTPTransport, maxConcurrentRequests: Int, retryPolicy: RetryPolicy,
+        requestTimeout: Duration?, retryTimer: RetryTimer
+    ) {
+        self.init(
+            transport: transport, ownedSession: nil, maxConcurrentRequests: maxConcurrentRequests, cache: nil,
+            retryPolicy: retryPolicy, requestTimeout: requestTimeout, retryTimer: retryTimer)
+    }
+
     private init(
         transport: any HTTPTransport, ownedSession: URLSession?, maxConcurrentRequests: Int,
-        cache: (any FetchCache)?, retryPolicy: RetryPolicy, requestTimeout: Duration?
+        cache: (any FetchCache)?, retryPolicy: RetryPolicy, requestTimeout: Duration?,
+        retryTimer: RetryTimer = .dispatch
     ) {
         precondition(maxConcurrentRequests >= 1, "Fetcher: maxConcurrentRequests must be at least 1")
         self.transport = transport
@@ -129,6 +157,7 @@ public final class Fetcher {
         self.cache = cache
         self.retryPolicy = retryPolicy
         self.requestTimeout = requestTimeout
+        self.retryTimer = retryTimer
         machine = FetcherStateMachine(maxConcurrentRequests: maxConcurrentRequests)
     }
 
@@ -300,18 +329,31 @@ public final class Fetcher {
 
     static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
 
-    /// `request` with retries: transient failures of idempotent requests are tried again.
+    /// `request` with retries: transient failures of idempotent requests are tried again. When
+    /// they run out, the last response (any status) or error is the result.
     private func perform(_ request: URLRequest, idempotent: Bool) -> Future<URLResult> {
-        let attempts = idempotent ? retryPolicy.attempts : 1
-        return Future<URLResult>.retry(attempts: attempts, backoff: retryPolicy.backoff, while: Self.isTransient) {
-            self.attempt(request)
-        }.recover { error in
-            // Retries exhausted on a transient status: the caller gets the last response. Any
-            // other failure but a cancellation is the request's result too.
+        let policy = retryPolicy
+        let retried = Future.retry(
+            attempts: idempotent ? policy.attempts : 1, while: Self.isTransient,
+            delay: { retry, error in Self.delay(beforeRetry: retry, after: error, policy: policy) },
+            timer: retryTimer
+        ) { self.attempt(request) }
+        // The last answer is the request's result: a transient status is still a response.
+        return retried.recover { error in
             if let status = error as? HTTPStatusError { return .response(status.data, status.response) }
             if error is CancellationError { throw error }
             return .error(error, nil, nil)
         }
+    }
+
+    /// The backoff for retry `number`, or what the response's `Retry-After` asks for (at most
+    /// the policy's cap) if that is longer.
+    static func delay(beforeRetry number: Int, after error: any Error, policy: RetryPolicy) -> Duration {
+        let backoff = policy.backoff.delay(beforeRetry: number)
+        guard let status = error as? HTTPStatusError, let asked = RetryAfter.delay(in: status.response) else {
+            return backoff
+        }
+        return max(backoff, min(asked, policy.maximumRetryAfter))
     }
 
     /// One attempt: waits for a slot, sends the request, and fails on a transient status so
@@ -336,8 +378,9 @@ public final class Fetcher {
             slotFreed()
             return
         }
+        let method = (request.httpMethod ?? "GET").uppercased()
         let task = transport.send(request) { result in
-            switch result {
+            switch result.checkingLength(method: method) {
             case .response(let data, let response):
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 200
                 let error = HTTPStatusError(statusCode: status, data: data, response: response)
@@ -361,7 +404,8 @@ public final class Fetcher {
         if let next = lock.withLock({ machine.finished() }) { next() }
     }
 
-    /// Errors worth another attempt: timeouts, lost or refused connections, transient statuses.
+    /// Errors worth another attempt: timeouts, lost or refused connections (a body cut short
+    /// included), transient statuses.
     static func isTransient(_ error: any Error) -> Bool {
         if let status = error as? HTTPStatusError { return status.isTransient }
         if case FutureError.timedOut = error { return true }

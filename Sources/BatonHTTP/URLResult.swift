@@ -19,9 +19,13 @@ public enum URLResult: Sendable {
     case error(any Error, Data?, URLResponse?)
 
     /// The outcome a `URLSession` completion handler receives, as one value.
+    ///
+    /// A transfer cut short before the end of its body is reported with
+    /// `URLError.networkConnectionLost` on every platform (FoundationNetworking on Linux reports
+    /// a connection closed early as `URLError.unknown`).
     public init(data: Data?, response: URLResponse?, error: (any Error)?) {
         if let error {
-            self = .error(error, data, response)
+            self = .error(Self.normalized(error), data, response)
         } else if let response {
             self = .response(data ?? Data(), response)
         } else {
@@ -54,6 +58,33 @@ public enum URLResult: Sendable {
     /// The HTTP status code, if an HTTP response arrived.
     public var statusCode: Int? {
         (response as? HTTPURLResponse)?.statusCode
+    }
+
+    /// This result, or a `URLError.networkConnectionLost` if it is a response whose body is
+    /// shorter than its `Content-Length`: a lenient client may hand such a body on as complete.
+    ///
+    /// No body is expected for a HEAD, a 1xx, 204 or 304; a body with a `Content-Encoding` was
+    /// decoded, and its length no longer matches the header.
+    func checkingLength(method: String) -> URLResult {
+        guard case .response(let data, let response) = self, let http = response as? HTTPURLResponse,
+            method != "HEAD", !(100..<200).contains(http.statusCode), http.statusCode != 204, http.statusCode != 304,
+            (http.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").lowercased() == "identity",
+            let header = http.value(forHTTPHeaderField: "Content-Length"),
+            let expected = Int(header.trimmingCharacters(in: .whitespaces)), data.count < expected
+        else { return self }
+        let reason = "the body ended after \(data.count) of \(expected) bytes"
+        return .error(URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: reason]), data, response)
+    }
+
+    /// libcurl's "transfer closed with N bytes remaining to read", which FoundationNetworking
+    /// reports as `URLError.unknown`, as the lost connection it is.
+    private static func normalized(_ error: any Error) -> any Error {
+        let nsError = error as NSError
+        guard nsError.domain == NSURLErrorDomain, nsError.code == NSURLErrorUnknown,
+            let description = nsError.userInfo[NSLocalizedDescriptionKey] as? String,
+            description.hasPrefix("transfer closed with")
+        else { return error }
+        return URLError(.networkConnectionLost, userInfo: nsError.userInfo)
     }
 
     /// Whether a response arrived with a 2xx status.

@@ -8,11 +8,19 @@ import FoundationNetworking
 extension URLSession {
     /// Starts a GET of `url` and calls `completionHandler` once with its outcome.
     ///
-    /// - Returns: The running task (already resumed); cancel it to stop the request.
+    /// One attempt, never retried. A body shorter than the response's `Content-Length`, or a
+    /// connection lost before the end of the body, is an error
+    /// (`URLError.networkConnectionLost`), never a response. The request times out
+    /// (`URLError.timedOut`) as the session's `timeoutIntervalForRequest` or the request's
+    /// `timeoutInterval` says (see <doc:RetriesAndTimeouts>).
+    /// `completionHandler` runs on the session's delegate queue.
+    ///
+    /// - Returns: The running task (already resumed); cancel it to stop the request (its result
+    ///   is then a `URLError.cancelled`).
     @discardableResult
     public func get(_ url: URL, completionHandler: @escaping @Sendable (URLResult) -> Void) -> URLSessionDataTask {
         let task = dataTask(with: url) { data, response, error in
-            completionHandler(URLResult(data: data, response: response, error: error))
+            completionHandler(URLResult(data: data, response: response, error: error).checkingLength(method: "GET"))
         }
         task.resume()
         return task

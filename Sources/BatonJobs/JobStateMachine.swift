@@ -32,8 +32,11 @@ struct JobStateMachine {
     var unfinishedDependencies = 0
     /// Strong references: a job keeps its dependencies (and their results) until it finishes.
     var dependencies: [Job] = []
-    /// Strong references, dropped when this job finishes and has notified them.
-    var dependents: [Job] = []
+    /// Weak references, dropped when this job finishes and has notified them. Weak because a
+    /// dependent already keeps this job: two unfinished jobs joined by an edge would otherwise
+    /// keep each other alive after their owner lets go of both. A dependent that matters is
+    /// held elsewhere (by its queue, or by whoever will add or start it).
+    var dependents: [WeakJob] = []
     var ownPriority: JobPriority
     /// The highest priority of a job waiting for this one (raised, never lowered).
     var inheritedPriority = JobPriority.veryLow
@@ -120,4 +123,9 @@ enum JobWaiter {
         case .continuation(let continuation): continuation.resume()
         }
     }
+}
+
+/// A job, held weakly: an entry in a dependency's list of dependents.
+struct WeakJob {
+    weak var job: Job?
 }

@@ -24,7 +24,8 @@ import Atomics
 /// - **Cancellation loses nothing.** A task cancelled while it waits leaves the queue and throws
 ///   `CancellationError` at once; a task already cancelled when it calls ``wait(isolation:)``
 ///   throws without taking a permit, as `Task.sleep` does. A permit handed to a waiter at the
-///   moment it is cancelled is passed on to the next waiter, so the count never drifts.
+///   moment it is cancelled (a ``signal()`` already on its way to it) is passed on to the next
+///   waiter, so the count never drifts.
 /// - **No thread is blocked.** A waiting task is suspended; its thread runs other work.
 /// - **A counting semaphore.** ``signal()`` may be called more often than ``wait(isolation:)``:
 ///   each extra signal adds a permit, beyond the initial value.

@@ -8,9 +8,15 @@ import Atomics
 /// permit nobody waits for is returned, with one atomic operation and no lock. It holds the free
 /// permits when positive; when zero or negative, minus the number of tasks registered as waiting.
 /// A waiter registers (decrements) and queues in one critical section, so a signal that finds
-/// the count negative finds, under the mutex, the waiter it is owed to already queued, or gone
-/// because it withdrew its registration (cancelled) — and then the withdrawal has turned that
-/// signal's permit into a free one.
+/// the count negative finds, under the mutex, the waiter it is owed to already queued.
+///
+/// A signal claims a waiter with its increment and hands it over later, under the mutex, so the
+/// queue holds claimed waiters at its front (as many as signals on their way) and unclaimed ones
+/// behind them (minus the count, when negative). A cancelled waiter may withdraw only while some
+/// registration is unclaimed, and then withdraws one (the increment): had it been claimed, the
+/// claim passes to the next waiter, which stays owed the permit. When every queued waiter is
+/// claimed it stays queued, is handed its permit, and passes it on. Withdrawing a claimed waiter
+/// would leave its signal to pop whoever queued next, a permit made out of nothing.
 struct AsyncSemaphoreStateMachine {
     /// Resumed once the waiter's outcome is recorded in `outcomes`.
     typealias Continuation = UnsafeContinuation<Void, Never>
@@ -37,15 +43,16 @@ struct AsyncSemaphoreStateMachine {
     mutating func register(
         _ continuation: Continuation, id: UInt64, cancelled: Bool, count: UnsafeAtomic<Int>
     ) -> Continuation? {
+        // Before the count is touched: a registration taken back would be one a signal may
+        // already have claimed.
+        if cancelled {
+            outcomes[id] = false
+            return continuation
+        }
         // A permit freed since the fast path looked is this waiter's; none is queued ahead,
         // since the count is positive only while no one waits.
         if count.loadThenWrappingDecrement(ordering: .acquiringAndReleasing) > 0 {
             outcomes[id] = true
-            return continuation
-        }
-        if cancelled {
-            count.wrappingIncrement(ordering: .acquiringAndReleasing)
-            outcomes[id] = false
             return continuation
         }
         waiters.append(Waiter(continuation: continuation, id: id), id: id)
@@ -60,13 +67,24 @@ struct AsyncSemaphoreStateMachine {
         return waiter.continuation
     }
 
-    /// Takes a cancelled waiter out and withdraws its registration; `nil` if it was already
-    /// handed a permit (or never queued).
+    /// Takes a cancelled waiter out and withdraws an unclaimed registration; `nil` if it was
+    /// already handed a permit (or never queued), or if a signal on its way owes every queued
+    /// waiter a permit: it then stays queued, and passes its permit on when it gets it.
     mutating func cancel(id: UInt64, count: UnsafeAtomic<Int>) -> Continuation? {
-        guard let waiter = waiters.remove(id: id) else { return nil }
-        count.wrappingIncrement(ordering: .acquiringAndReleasing)
-        outcomes[id] = false
-        return waiter.continuation
+        guard waiters.contains(id: id) else { return nil }
+        // Only signals change the count meanwhile, and only upwards.
+        var current = count.load(ordering: .acquiring)
+        while current < 0 {
+            let (exchanged, original) = count.weakCompareExchange(
+                expected: current, desired: current + 1, successOrdering: .acquiringAndReleasing,
+                failureOrdering: .acquiring)
+            if exchanged {
+                outcomes[id] = false
+                return waiters.remove(id: id)!.continuation
+            }
+            current = original
+        }
+        return nil
     }
 
     /// The outcome a resumed waiter was resumed for: `true` if it holds a permit.

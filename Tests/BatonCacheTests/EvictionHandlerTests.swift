@@ -12,7 +12,8 @@ struct EvictionHandlerTests {
     func reentrantHandler(policy: EvictionPolicy) async {
         let cache = MemoryCache<Int, Int>(countLimit: 8, policy: policy, shardCount: 2)
         let log = EvictionLog<Int, Int>()
-        cache.onEviction { key, value, reason in
+        // Unowned: a handler that held its cache would keep it alive for ever.
+        cache.onEviction { [unowned cache] key, value, reason in
             log.record(key, value, reason)
             // Read, write, remove and inspect the same cache from inside the handler. Writes of
             // negative keys evict too, which calls this handler again; they stop there.

@@ -48,7 +48,8 @@ struct StaleClockTests {
         let cache = MemoryCache<Int, Int>(countLimit: 100, shardCount: 1)
         for key in 0..<100 { cache[key] = key }
         let nested = ManagedAtomic(0)
-        cache.onEviction { _, _, _ in
+        // Unowned: a handler that held its cache would keep it alive for ever.
+        cache.onEviction { [unowned cache] _, _, _ in
             if nested.loadThenWrappingIncrement(ordering: .relaxed) == 0 { cache.costLimit = 1_000 }
         }
         #expect(await finishes { cache.countLimit = 10 })

@@ -59,6 +59,49 @@ import Testing
         #expect(attempts.count == 1)
     }
 
+    @Test func theWaitBeforeEachRetryIsComputedFromTheFailure() async throws {
+        let asked = EventLog<(retry: Int, tag: Int)>()
+        let attempts = EventLog<Int>()
+        let retried = Future<Int>.retry(
+            attempts: 4,
+            delay: { retry, error in
+                asked.append((retry, (error as? TestError)?.tag ?? -1))
+                return .zero
+            }
+        ) {
+            attempts.append(0)
+            return attempts.count < 3 ? .failed(TestError(attempts.count * 10)) : .succeeded(3)
+        }
+        #expect(try await retried.expectValue() == 3)
+        #expect(asked.all.map(\.retry) == [1, 2])
+        #expect(asked.all.map(\.tag) == [10, 20])
+        // Not asked for an error that is not retried.
+        let stopped = Future<Int>.retry(attempts: 4, while: { _ in false }, delay: { _, _ in .seconds(3_600) }) {
+            .failed(TestError(5))
+        }
+        #expect(await stopped.expectError() as? TestError == TestError(5))
+    }
+
+    @Test func everyWaitRunsOnTheTimerGiven() async throws {
+        let waits = EventLog<Duration>()
+        let timer = RetryTimer { delay, body in
+            waits.append(delay)
+            DispatchQueue.global().async(execute: body)
+        }
+        let attempts = EventLog<Int>()
+        let retried = Future<Int>.retry(
+            attempts: 3, while: { _ in true }, delay: { retry, _ in retry == 1 ? .zero : .seconds(3_600) },
+            timer: timer
+        ) {
+            attempts.append(0)
+            return attempts.count < 3 ? .failed(TestError(attempts.count)) : .succeeded(3)
+        }
+        #expect(try await retried.expectValue() == 3)
+        // The zero wait too: a completion never starts the next attempt itself.
+        #expect(waits.all == [.zero, .seconds(3_600)])
+        #expect(attempts.count == 3)
+    }
+
     @Test func backoffDelays() {
         #expect(Backoff.constant(.milliseconds(5)).delay(beforeRetry: 3) == .milliseconds(5))
         let exponential = Backoff.exponential(initial: .milliseconds(100), multiplier: 2, maximum: .seconds(1))

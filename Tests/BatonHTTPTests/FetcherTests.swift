@@ -1,9 +1,10 @@
 import BatonCache
 import BatonFutures
-import BatonHTTP
 import BatonLocks
 import Foundation
 import Testing
+
+@testable import BatonHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -11,7 +12,7 @@ import FoundationNetworking
 
 private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
 
-@Suite struct FetcherTests {
+@Suite(.timeLimit(.minutes(1))) struct FetcherTests {
     /// Releases held requests one at a time, each once the server holds `limit` (or all that
     /// are left): the most ever in flight at the server must then be exactly `limit`.
     func checkBound(limit: Int, urls count: Int) async throws {
@@ -101,8 +102,13 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
     @Test func retriesStopAfterTheLimit() async throws {
         let key = uniqueKey("down")
         let url = try await TestServer.url("/flaky/\(key)?fail=100")
+        // The timer records every wait asked of it and then waits it: the backoff is observed,
+        // not timed.
+        let timer = RecordingTimer()
         let fetcher = Fetcher(
-            session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .exponential(initial: .milliseconds(2))))
+            transport: makeSession(), maxConcurrentRequests: 6,
+            retryPolicy: .init(attempts: 3, backoff: .exponential(initial: .milliseconds(2))), requestTimeout: nil,
+            retryTimer: timer.timer)
         do {
             _ = try await fetcher.fetch(url).value(within: patience)
             Issue.record("a 503 must fail the fetch")
@@ -110,10 +116,12 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
             #expect(error.statusCode == 503)
         }
         #expect(TestServer.shared.hits(key) == 3)
+        #expect(timer.delays == [.milliseconds(2), .milliseconds(4)])
         // fetchAll reports the last response rather than an error.
         let again = try await fetcher.fetchAll([url]).value(within: patience)
         #expect(again.first?.statusCode == 503)
         #expect(TestServer.shared.hits(key) == 6)
+        #expect(timer.delays == [.milliseconds(2), .milliseconds(4), .milliseconds(2), .milliseconds(4)])
     }
 
     @Test func nonTransientStatusesAndPostsAreNotRetried() async throws {
@@ -133,9 +141,55 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
     }
 
     @Test func refusedConnectionsAreRetriedThenReported() async throws {
-        let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 2, backoff: .none))
+        // Nothing listens, so the attempts are counted where they leave: at the transport.
+        let transport = ImmediateCancelTransport(session: makeSession())
+        let fetcher = Fetcher(transport: transport, retryPolicy: .init(attempts: 3, backoff: .none))
         let result = try await fetcher.result(for: refusedURL).value(within: patience)
         #expect((result.error as? URLError)?.code == .cannotConnectToHost)
+        #expect(transport.sent(refusedURL) == 3)
+    }
+
+    @Test func resultsForURLsKeepTheirOrderAndTheDeadline() async throws {
+        let fast = uniqueKey("results-fast")
+        let slow = uniqueKey("results-slow")
+        let fetcher = Fetcher(session: makeSession(), retryPolicy: .none)
+        let urls = [
+            try await TestServer.url("/held/\(slow)"), try await TestServer.url("/hello/\(fast)"),
+            try await TestServer.url("/status/404/\(uniqueKey("results-missing"))"),
+        ]
+        let results = try await fetcher.results(for: urls, timeout: .seconds(3))
+        #expect(results.count == 3)
+        #expect(results[0].error as? FutureError == .timedOut(after: .seconds(3)))
+        #expect(results[1].data.map(text) == "hello \(fast)")
+        #expect(results[2].statusCode == 404)
+        #expect(TestServer.shared.hits(fast) == 1)
+        TestServer.shared.release(slow)
+        // Without a deadline every result arrives.
+        let again = try await fetcher.results(for: [urls[1], urls[2]])
+        #expect(again.map(\.statusCode) == [200, 404])
+    }
+
+    @Test func fetchingARequestRetriesIdempotentMethodsOnly() async throws {
+        let server = try FaultServer.shared()
+        let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .none))
+        let put = uniqueKey("put")
+        var request = URLRequest(url: server.url("status", put, "fail=2"))
+        request.httpMethod = "PUT"
+        request.httpBody = Data("body".utf8)
+        #expect(text(try await fetcher.fetch(request).value(within: patience)) == "ok \(put)")
+        #expect(server.methods(put) == ["PUT", "PUT", "PUT"])
+
+        let patch = uniqueKey("patch")
+        request = URLRequest(url: server.url("status", patch, "fail=2"))
+        request.httpMethod = "PATCH"
+        do {
+            _ = try await fetcher.fetch(request).value(within: patience)
+            Issue.record("a 503 to a PATCH must fail the fetch")
+        } catch let error as HTTPStatusError {
+            #expect(error.statusCode == 503)
+            #expect(text(error.data) == "status 503")
+        }
+        #expect(server.methods(patch) == ["PATCH"])
     }
 
     @Test func cancellationStopsOutstandingRequests() async throws {

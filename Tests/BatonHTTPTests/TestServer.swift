@@ -106,8 +106,8 @@ final class TestServer: Sendable {
 
     /// The server's base URL, once it is listening.
     static func url(_ path: String) async throws -> URL {
-        // Each caller times out on its own view: a timeout must not cancel the shared port.
-        let port = try await shared.port.future.shared().timeout(after: .seconds(60)).value
+        // Each caller waits on its own view: giving up must not cancel the shared port.
+        let port = try await shared.port.future.shared().value(within: patience)
         return URL(string: "http://127.0.0.1:\(port)\(path)")!
     }
 
@@ -192,8 +192,25 @@ func makeSession() -> URLSession {
 let refusedURL = URL(string: "http://127.0.0.1:1/nothing")!
 
 extension Future {
-    /// The value within `patience`, or the test fails.
-    func value(within duration: Duration = patience) async throws -> Value {
-        try await timeout(after: duration).value
+    /// The value within `duration`, or the test fails.
+    ///
+    /// Bounded by a sleeping task, not by the futures' own `timeout` (code under test); the
+    /// tests' `.timeLimit` is the bound of last resort.
+    func value(within duration: Duration = patience, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws -> Value
+    {
+        try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await self.value }
+            group.addTask {
+                try await Task.sleep(for: duration)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                Issue.record("no result within \(duration)", sourceLocation: sourceLocation)
+                throw CancellationError()
+            }
+            return value
+        }
     }
 }

@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct URLSessionGetTests {
+@Suite(.timeLimit(.minutes(1))) struct URLSessionGetTests {
     /// A session whose delegate queue runs completion handlers concurrently: the pair must not
     /// rely on a serial queue.
     static let concurrentSession: URLSession = {

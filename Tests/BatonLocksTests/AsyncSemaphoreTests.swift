@@ -59,20 +59,52 @@ struct AsyncSemaphoreTests {
         let semaphore = AsyncSemaphore(value: 1)
         try await semaphore.wait()
         let order = Locked<[String]>([])
-        let first = Task {
+        // The first waiter runs on an executor the test holds still, so that, handed the
+        // permit, it cannot use it and give it back before the newcomer arrives.
+        let executor = HoldableExecutor()
+        let first = Task(executorPreference: executor) {
             try await semaphore.withPermit { order.withValue { $0.append("first") } }
         }
         #expect(await waitUntil { semaphore.waitingCount == 1 })
+        let letGo = executor.hold()
         // Handed straight to the waiter: nothing is left free for a newcomer to take.
         #expect(semaphore.signal())
-        #expect(semaphore.freePermits == 0)
+        #expect(semaphore.freePermits == 0 && semaphore.waitingCount == 0)
         let newcomer = Task {
             try await semaphore.withPermit { order.withValue { $0.append("newcomer") } }
         }
+        #expect(await waitUntil { semaphore.waitingCount == 1 })
+        #expect(order.get() == [])
+        letGo()
         try await first.value
         try await newcomer.value
         #expect(order.get() == ["first", "newcomer"])
-        #expect(semaphore.freePermits == 1)
+        #expect(semaphore.freePermits == 1 && semaphore.waitingCount == 0)
+    }
+
+    @Test("A signal on its way to a waiter cancelled meanwhile still hands it the permit, which it passes on")
+    func signalInFlightToACancelledWaiter() async throws {
+        let semaphore = AsyncSemaphore(value: 0)
+        let first = Task { await WaitOutcome { try await semaphore.wait() } }
+        #expect(await waitUntil { semaphore.waitingCount == 1 })
+        // The first half of a signal: the count says the permit is owed to the waiter. The
+        // other half, handing it over under the mutex, comes after the cancellation.
+        #expect(semaphore.count.loadThenWrappingIncrement(ordering: .acquiringAndReleasing) == -1)
+        first.cancel()
+        // The permit is the waiter's, not free: nobody may take it meanwhile (had the waiter
+        // withdrawn, a newcomer queued now would be handed this same permit a second time).
+        #expect(!semaphore.tryTakeFreePermit())
+        #expect(semaphore.freePermits == 0 && semaphore.waitingCount == 1)
+        #expect(semaphore.resumeFirstWaiter())
+        #expect(await first.value == .cancelled)
+        // Passed on, and with no one waiting, kept: exactly one permit, and a second wait waits.
+        #expect(semaphore.freePermits == 1 && semaphore.waitingCount == 0)
+        #expect(semaphore.tryTakeFreePermit())
+        let second = Task { await WaitOutcome { try await semaphore.wait() } }
+        #expect(await waitUntil { semaphore.waitingCount == 1 })
+        second.cancel()
+        #expect(await second.value == .cancelled)
+        #expect(semaphore.freePermits == 0 && semaphore.waitingCount == 0)
     }
 
     @Test("A task cancelled before it calls wait throws at once and takes nothing")

@@ -19,6 +19,17 @@ final class Timer: Sendable {
         return timer
     }
 
+    /// A timer that runs `body` once ``start(after:on:)`` has started it and its delay has
+    /// passed, unless ``cancel()`` is called first.
+    static func unstarted(_ body: @escaping @Sendable () -> Void) -> Timer {
+        Timer(body)
+    }
+
+    /// Starts the wait on `timer`.
+    func start(after delay: Duration, on timer: RetryTimer) {
+        timer.schedule(delay) { self.fire() }
+    }
+
     private func fire() {
         let body = self.body.write { body in
             defer { body = nil }

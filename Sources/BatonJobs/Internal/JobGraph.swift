@@ -78,14 +78,14 @@ enum JobGraph {
         // A job that ran dropped its body on the running thread; one that never ran drops it
         // here, exactly once, since a job is finalized once.
         if !job.machine.ran { fx.releaseBodies.append(job) }
-        var dependents: [Job] = []
+        var dependents: [WeakJob] = []
         swap(&dependents, &job.machine.dependents)
         job.machine.dependencies = []
         if !job.machine.waiters.isEmpty {
             fx.resume.append(contentsOf: job.machine.waiters)
             job.machine.waiters = []
         }
-        for dependent in dependents {
+        for case let dependent? in dependents.lazy.map(\.job) {
             dependencyFinishedLocked(dependent, job, outcome, &fx)
         }
         if let queue = job.machine.queue {
@@ -220,7 +220,7 @@ enum JobGraph {
             throw .dependencyCycle(cycle: cycle.map(\.description))
         }
         job.machine.dependencies.append(dependency)
-        dependency.machine.dependents.append(job)
+        dependency.machine.dependents.append(WeakJob(job: job))
         job.machine.unfinishedDependencies += 1
         if job.machine.unfinishedDependencies == 1 {
             if case .ready = job.machine.phase, let queue = job.machine.queue {
@@ -240,7 +240,7 @@ enum JobGraph {
         job.machine.dependencies.removeAll { $0 === dependency }
         let removed = before - job.machine.dependencies.count
         guard removed > 0, !dependency.machine.isFinished else { return }
-        dependency.machine.dependents.removeAll { $0 === job }
+        dependency.machine.dependents.removeAll { $0.job === job || $0.job == nil }
         job.machine.unfinishedDependencies -= removed
         guard job.machine.unfinishedDependencies == 0 else { return }
         switch job.machine.phase {
@@ -310,7 +310,7 @@ enum JobGraph {
                 }
             }
             let awaited = backward.removeLast()
-            for waiter in awaited.machine.dependents where !waiter.machine.isFinished {
+            for case let waiter? in awaited.machine.dependents.lazy.map(\.job) where !waiter.machine.isFinished {
                 if waiter === dependency {
                     var path = [job, dependency]
                     var step: Job? = awaited

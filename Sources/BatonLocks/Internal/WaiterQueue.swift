@@ -29,6 +29,11 @@ struct WaiterQueue<Element> {
         }
     }
 
+    /// Whether the waiter with this ID is still queued.
+    func contains(id: UInt64) -> Bool {
+        entries[id] != nil
+    }
+
     /// Takes the waiter with this ID out, wherever it is; `nil` if it is no longer queued.
     mutating func remove(id: UInt64) -> Element? {
         let element = entries.removeValue(forKey: id)

@@ -1,0 +1,444 @@
+import BatonFutures
+import BatonLocks
+import Foundation
+import Testing
+
+@testable import BatonHTTP
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
+
+/// A retry timer that records every wait asked of it. It runs the retry at once (the test
+/// observes the policy, not the clock), or holds it until ``fireAll()`` when `holding`.
+final class RecordingTimer: Sendable {
+    private let asked = Protected<[Duration]>([])
+    private let held = Protected<[@Sendable () -> Void]>([])
+    private let holding: Bool
+
+    init(holding: Bool = false) {
+        self.holding = holding
+    }
+
+    var delays: [Duration] { asked.value }
+    var heldCount: Int { held.read { $0.count } }
+
+    var timer: RetryTimer {
+        RetryTimer { delay, body in
+            self.asked.write { $0.append(delay) }
+            if self.holding {
+                self.held.write { $0.append(body) }
+            } else {
+                DispatchQueue.global().async(execute: body)
+            }
+        }
+    }
+
+    func fireAll() {
+        let bodies = held.write { held in
+            defer { held = [] }
+            return held
+        }
+        for body in bodies { body() }
+    }
+}
+
+/// A transport over a real session that counts what it sends and how many requests it has out
+/// at once (and the most ever), so the concurrency bound is checked where requests leave.
+final class CountingTransport: HTTPTransport {
+    let session: URLSession
+    private struct Counts {
+        var sent = 0
+        var out = 0
+        var maxOut = 0
+    }
+    private let counts = Protected(Counts())
+
+    init(session: URLSession) {
+        self.session = session
+    }
+
+    var sent: Int { counts.read { $0.sent } }
+    var out: Int { counts.read { $0.out } }
+    var maxOut: Int { counts.read { $0.maxOut } }
+
+    func send(_ request: URLRequest, completion: @escaping @Sendable (URLResult) -> Void) -> any HTTPTransportTask {
+        counts.write { counts in
+            counts.sent += 1
+            counts.out += 1
+            counts.maxOut = max(counts.maxOut, counts.out)
+        }
+        return session.send(request) { result in
+            self.counts.write { $0.out -= 1 }
+            completion(result)
+        }
+    }
+}
+
+/// A transport that, as a lenient client might, hands on a body cut to `keep` bytes as if it
+/// were complete.
+final class TruncatingTransport: HTTPTransport {
+    let session = makeSession()
+    let keep: Int
+    let sent = Protected(0)
+
+    init(keep: Int) {
+        self.keep = keep
+    }
+
+    func send(_ request: URLRequest, completion: @escaping @Sendable (URLResult) -> Void) -> any HTTPTransportTask {
+        sent.write { $0 += 1 }
+        return session.send(request) { result in
+            guard case .response(let data, let response) = result else { return completion(result) }
+            completion(.response(data.prefix(self.keep), response))
+        }
+    }
+}
+
+private func runningTasks(of session: URLSession) async -> Int {
+    await withCheckedContinuation { continuation in
+        session.getAllTasks { tasks in continuation.resume(returning: tasks.filter { $0.state == .running }.count) }
+    }
+}
+
+private func lostConnection(_ error: (any Error)?) -> Bool {
+    (error as? URLError)?.code == .networkConnectionLost
+}
+
+@Suite(.timeLimit(.minutes(1))) struct FaultTests {
+    /// Faults that end an attempt without a usable response, and the error each gives.
+    static let brokenAttempts = ["reset-headers", "reset-body", "short", "stall"]
+
+    @Test(arguments: brokenAttempts)
+    func aFaultWithoutRetriesIsAnErrorNeverABody(_ fault: String) async throws {
+        let server = try FaultServer.shared()
+        let key = uniqueKey(fault)
+        // Only the stall needs the timeout, and it always runs into it; the other faults must be
+        // reported as what they are however long a loaded machine takes, so they get none.
+        let fetcher = Fetcher(
+            session: makeSession(), retryPolicy: .none, requestTimeout: fault == "stall" ? .milliseconds(200) : nil)
+        let result = try await fetcher.result(for: server.url(fault, key)).value(within: patience)
+        #expect(!result.isSuccess)
+        #expect(result.data == nil)
+        if fault == "stall" {
+            #expect(result.error as? FutureError == .timedOut(after: .milliseconds(200)))
+            try await server.waitUntil("the client closed the stalled connection") { server.closedByClient(key) == 1 }
+        } else {
+            #expect(lostConnection(result.error))
+        }
+        #expect(server.hits(key) == 1)
+        await #expect(throws: (any Error).self) {
+            try await fetcher.fetch(server.url(fault, key)).value(within: patience)
+        }
+    }
+
+    @Test(arguments: [
+        ("reset-headers", ""), ("reset-body", ""), ("short", ""), ("stall", ""), ("status", "&code=503"),
+        ("status", "&code=429"), ("status", "&code=502"), ("status", "&code=504"), ("status", "&code=408"),
+    ])
+    func transientFaultsOfIdempotentRequestsAreRetried(_ fault: String, _ query: String) async throws {
+        let server = try FaultServer.shared()
+        let key = uniqueKey(fault)
+        // The stalls end only by the timeout, and the third attempt must still beat it on a
+        // loaded machine: a generous one, and none where no attempt stalls.
+        let fetcher = Fetcher(
+            session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .constant(.milliseconds(1))),
+            requestTimeout: fault == "stall" ? .seconds(3) : nil)
+        let body = try await fetcher.fetch(server.url(fault, key, "fail=2" + query)).value(within: patience)
+        #expect(text(body) == "ok \(key)")
+        #expect(server.hits(key) == 3)
+    }
+
+    @Test(arguments: ["POST", "PATCH"], ["reset-headers", "reset-body", "short"])
+    func nonIdempotentRequestsAreSentOnce(_ method: String, _ fault: String) async throws {
+        let server = try FaultServer.shared()
+        let key = uniqueKey("\(method)-\(fault)")
+        let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .none))
+        var request = URLRequest(url: server.url(fault, key, "fail=1"))
+        request.httpMethod = method
+        request.httpBody = Data("payload".utf8)
+        let result = try await fetcher.result(for: request).value(within: patience)
+        #expect(lostConnection(result.error))
+        #expect(server.methods(key) == [method])
+    }
+
+    @Test func nonTransientStatusesAreNotRetried() async throws {
+        let server = try FaultServer.shared()
+        let key = uniqueKey("status-400")
+        let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .none))
+        let result = try await fetcher.result(for: server.url("status", key, "code=400&retry-after=0")).value(
+            within: patience)
+        #expect(result.statusCode == 400)
+        #expect(server.hits(key) == 1)
+    }
+
+    /// (status, Retry-After as sent, cap, the wait the retry must ask for). The backoff is 5 ms.
+    static let retryAfterCases: [(Int, String, Duration, Duration)] = [
+        (503, "7", .seconds(30), .seconds(7)),
+        (429, "120", .seconds(2), .seconds(2)),
+        (503, "0", .seconds(30), .milliseconds(5)),
+        (429, "Fri,%2031%20Dec%202100%2023:59:59%20GMT", .seconds(3), .seconds(3)),
+        (503, "Sun,%2006%20Nov%201994%2008:49:37%20GMT", .seconds(30), .milliseconds(5)),
+        (503, "soon", .seconds(30), .milliseconds(5)),
+    ]
+
+    @Test(arguments: retryAfterCases)
+    func retryAfterSetsTheWaitUpToTheCap(_ status: Int, _ header: String, _ cap: Duration, _ wait: Duration)
+        async throws
+    {
+        let server = try FaultServer.shared()
+        let key = uniqueKey("retry-after")
+        let timer = RecordingTimer()
+        let fetcher = Fetcher(
+            transport: makeSession(), maxConcurrentRequests: 2,
+            retryPolicy: .init(attempts: 2, backoff: .constant(.milliseconds(5)), maximumRetryAfter: cap),
+            requestTimeout: nil, retryTimer: timer.timer)
+        let url = server.url("status", key, "fail=1&code=\(status)&retry-after=\(header)")
+        #expect(text(try await fetcher.fetch(url).value(within: patience)) == "ok \(key)")
+        #expect(timer.delays == [wait])
+        #expect(server.hits(key) == 2)
+    }
+
+    @Test func retryAfterIsWaitedBeforeTheNextAttempt() async throws {
+        // The real timer: the server's own clock sees the second attempt no sooner than the
+        // wait (a lower bound, which holds however slow the machine is).
+        let server = try FaultServer.shared()
+        let key = uniqueKey("retry-after-real")
+        let fetcher = Fetcher(
+            session: makeSession(),
+            retryPolicy: .init(attempts: 2, backoff: .none, maximumRetryAfter: .milliseconds(50)))
+        let url = server.url("status", key, "fail=1&code=503&retry-after=3600")
+        #expect(text(try await fetcher.fetch(url).value(within: patience)) == "ok \(key)")
+        let gaps = server.gaps(key)
+        #expect(gaps.count == 1)
+        #expect(gaps.allSatisfy { $0 >= .milliseconds(50) })
+    }
+
+    @Test func retryAfterReadsEveryHTTPDateForm() {
+        let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+        #expect(RetryAfter.delay("Sun, 06 Nov 1994 08:50:07 GMT", now: now) == .seconds(30))
+        #expect(RetryAfter.delay("Sunday, 06-Nov-94 08:49:47 GMT", now: now) == .seconds(10))
+        #expect(RetryAfter.delay("Sun Nov  6 08:49:42 1994", now: now) == .seconds(5))
+        #expect(RetryAfter.delay("Sun, 06 Nov 1994 08:00:00 GMT", now: now) == .zero)
+        #expect(RetryAfter.delay(" 42 ", now: now) == .seconds(42))
+        #expect(RetryAfter.delay("99999999999999999999999", now: now) == .seconds(Int64.max))
+        #expect(RetryAfter.delay("-5", now: now) == nil)
+        #expect(RetryAfter.delay("", now: now) == nil)
+        #expect(RetryAfter.delay("tomorrow", now: now) == nil)
+    }
+
+    @Test func aBodyShorterThanItsContentLengthIsNeverASuccess() async throws {
+        // Through a transport that hands a cut body on as complete: the fetcher checks the length
+        // itself, and retries (the connection was lost, and a GET is idempotent).
+        let server = try FaultServer.shared()
+        let key = uniqueKey("truncated")
+        let transport = TruncatingTransport(keep: 3)
+        let fetcher = Fetcher(transport: transport, retryPolicy: .init(attempts: 2, backoff: .none))
+        let result = try await fetcher.result(for: server.url("ok", key)).value(within: patience)
+        #expect(lostConnection(result.error))
+        #expect(!result.isSuccess)
+        #expect(transport.sent.value == 2)
+        #expect(server.hits(key) == 2)
+        // A HEAD has no body to check.
+        var head = URLRequest(url: server.url("ok", uniqueKey("head")))
+        head.httpMethod = "HEAD"
+        #expect(try await fetcher.result(for: head).value(within: patience).isSuccess)
+    }
+
+    @Test func aSlowDripWithinTheTimeoutArrivesWhole() async throws {
+        let server = try FaultServer.shared()
+        let key = uniqueKey("drip")
+        let fetcher = Fetcher(session: makeSession(), retryPolicy: .none, requestTimeout: .seconds(30))
+        let body = try await fetcher.fetch(server.url("drip", key, "bytes=20&interval=5")).value(within: patience)
+        #expect(body == Data(repeating: UInt8(ascii: "d"), count: 20))
+    }
+
+    @Test func aDripPastTheTimeoutTimesOutAndHangsUp() async throws {
+        let server = try FaultServer.shared()
+        let key = uniqueKey("drip-forever")
+        let fetcher = Fetcher(
+            session: makeSession(), retryPolicy: .init(attempts: 2, backoff: .none), requestTimeout: .milliseconds(200))
+        let result = try await fetcher.result(for: server.url("drip", key, "forever")).value(within: patience)
+        #expect(result.error as? FutureError == .timedOut(after: .milliseconds(200)))
+        #expect(server.hits(key) == 2)
+        try await server.waitUntil("both connections were closed") { server.closedByClient(key) == 2 }
+    }
+
+    @Test func keepAliveConnectionsClosedBetweenRequestsAreNotFailures() async throws {
+        let server = try FaultServer.shared()
+        let key = uniqueKey("close")
+        let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: 2, retryPolicy: .none)
+        for _ in 0..<20 {
+            #expect(text(try await fetcher.fetch(server.url("close", key)).value(within: patience)) == "ok \(key)")
+        }
+        #expect(server.hits(key) == 20)
+    }
+
+    // MARK: Cancellation in the middle of each fault
+
+    /// Cancels a fetch while it is stalled, dripping, queued behind one, or waiting to retry,
+    /// then checks that nothing is left: the connection is closed, nothing is queued, no retry
+    /// is sent later, and the one slot serves the next request.
+    @Test(arguments: ["stall", "drip", "queued", "retry-wait"])
+    func cancellingInTheMiddleOfAFaultLeavesNothingBehind(_ phase: String) async throws {
+        let server = try FaultServer.shared()
+        let key = uniqueKey("cancel-\(phase)")
+        let timer = RecordingTimer(holding: true)
+        let transport = CountingTransport(session: makeSession())
+        let fetcher = Fetcher(
+            transport: transport, maxConcurrentRequests: 1,
+            retryPolicy: .init(attempts: 3, backoff: .constant(.milliseconds(1))), requestTimeout: .seconds(30),
+            retryTimer: timer.timer)
+        let blocker = uniqueKey("blocker")
+        var blocking: Future<Data>?
+        let victim: Future<Data>
+        switch phase {
+        case "stall":
+            victim = fetcher.fetch(server.url("stall", key))
+            try await server.waitUntil("the request is stalled") { server.answering(key) == 1 }
+        case "drip":
+            victim = fetcher.fetch(server.url("drip", key, "forever&interval=5"))
+            try await server.waitUntil("the body is dripping") { server.answering(key) == 1 }
+        case "queued":
+            blocking = fetcher.fetch(server.url("stall", blocker))
+            try await server.waitUntil("the slot is taken") { server.answering(blocker) == 1 }
+            victim = fetcher.fetch(server.url("ok", key))
+            #expect(fetcher.queuedRequests == 1)
+        default:
+            victim = fetcher.fetch(server.url("status", key, "code=503"))
+            try await server.waitUntil("the retry waits") { timer.heldCount == 1 }
+        }
+        victim.cancel()
+        await #expect(throws: CancellationError.self) { try await victim.value(within: patience) }
+        blocking?.cancel()
+        #expect(fetcher.queuedRequests == 0)
+        switch phase {
+        case "stall", "drip":
+            try await server.waitUntil("the connection was closed") { server.closedByClient(key) == 1 }
+        case "queued":
+            try await server.waitUntil("the blocker was closed") { server.closedByClient(blocker) == 1 }
+        default:
+            // The wait was cut short: firing its timer now sends nothing.
+            timer.fireAll()
+        }
+        try await server.waitUntil("the transport has nothing out") { transport.out == 0 }
+        let sentBefore = transport.sent
+        let sentinel = uniqueKey("sentinel")
+        #expect(text(try await fetcher.fetch(server.url("ok", sentinel)).value(within: patience)) == "ok \(sentinel)")
+        #expect(transport.sent == sentBefore + 1)
+        #expect(server.hits(key) == (phase == "queued" ? 0 : 1))
+        #expect(transport.maxOut == 1)
+    }
+
+    // MARK: Many faults, then good requests
+
+    @Test func aThousandFaultsLeakNothingAndTheNextHundredSucceed() async throws {
+        let server = try FaultServer.shared()
+        let limit = 4
+        let session = makeSession()
+        let transport = CountingTransport(session: session)
+        let fetcher = Fetcher(
+            transport: transport, maxConcurrentRequests: limit,
+            retryPolicy: .init(attempts: 2, backoff: .constant(.milliseconds(1)), maximumRetryAfter: .milliseconds(1)),
+            requestTimeout: .seconds(3))
+        let faults: [(fault: String, query: String)] = [
+            ("reset-headers", ""), ("reset-body", ""), ("short", ""), ("status", "code=503&retry-after=1"),
+            ("status", "code=429&retry-after=1"), ("status", "code=502"), ("reset-headers", ""), ("short", ""),
+            ("reset-body", ""), ("status", "code=504"),
+        ]
+        let run = uniqueKey("thousand")
+        var urls: [URL] = []
+        // One stall in 250: each costs both attempts' timeout. The timeout is generous so that no
+        // other fault runs into it on a loaded machine (one that did would be reported as a
+        // timeout, not as the fault it is).
+        let fault = { (index: Int) in index % 250 == 249 ? (fault: "stall", query: "") : faults[index % faults.count] }
+        for index in 0..<1000 {
+            let fault = fault(index)
+            urls.append(server.url(fault.fault, "\(run)-\(fault.fault)", "i=\(index)&\(fault.query)"))
+        }
+        let results = try await fetcher.fetchAll(urls).value(within: patience)
+        #expect(results.count == 1000)
+        #expect(results.filter(\.isSuccess).isEmpty)
+        for (index, result) in results.enumerated() {
+            let fault = fault(index)
+            switch fault.fault {
+            case "stall": #expect(result.error as? FutureError == .timedOut(after: .seconds(3)))
+            case "status": #expect(result.statusCode.map { [503, 429, 502, 504].contains($0) } == true)
+            default: #expect(lostConnection(result.error), "\(index) \(fault.fault)")
+            }
+        }
+        #expect(transport.sent == 2000)
+        #expect(transport.maxOut == limit)
+        #expect(fetcher.queuedRequests == 0)
+        try await server.waitUntil("the transport has nothing out") { transport.out == 0 }
+
+        let good = (0..<100).map { server.url("ok", "\(run)-good-\($0)") }
+        let answers = try await fetcher.fetchAll(good).value(within: patience)
+        #expect(answers.map { $0.data.map(text) } == (0..<100).map { "ok \(run)-good-\($0)" })
+        #expect(transport.maxOut == limit)
+
+        // Every slot is free: `limit` stalled requests are all at the server at once.
+        let stalled = uniqueKey("stalled")
+        let holds = (0..<limit).map { fetcher.fetch(server.url("stall", stalled, "i=\($0)")) }
+        try await server.waitUntil("every slot holds a request") { server.answering(stalled) == limit }
+        for hold in holds { hold.cancel() }
+        let deadline = ContinuousClock.now + patience
+        while await runningTasks(of: session) > 0 {
+            if ContinuousClock.now > deadline {
+                Issue.record("the session still runs tasks")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct URLSessionGetFaultTests {
+    func get(_ url: URL, on session: URLSession = makeSession()) async throws -> URLResult {
+        let result = Promise<URLResult>()
+        session.get(url) { result.succeed($0) }
+        return try await result.future.value(within: patience)
+    }
+
+    @Test(arguments: ["reset-headers", "reset-body", "short"])
+    func aBrokenResponseIsAnError(_ fault: String) async throws {
+        let server = try FaultServer.shared()
+        let result = try await get(server.url(fault, uniqueKey(fault)))
+        #expect(lostConnection(result.error))
+        #expect(!result.isSuccess)
+    }
+
+    @Test func aStalledServerTimesOutWhenTold() async throws {
+        let server = try FaultServer.shared()
+        let key = uniqueKey("get-stall")
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 0.3
+        let result = try await get(server.url("stall", key), on: URLSession(configuration: configuration))
+        #expect((result.error as? URLError)?.code == .timedOut)
+        try await server.waitUntil("the connection was closed") { server.closedByClient(key) == 1 }
+    }
+
+    @Test func aDrippedBodyAndClosedKeepAliveConnectionsStillSucceed() async throws {
+        let server = try FaultServer.shared()
+        let session = makeSession()
+        let drip = try await get(server.url("drip", uniqueKey("get-drip"), "bytes=10&interval=5"), on: session)
+        #expect(drip.data == Data(repeating: UInt8(ascii: "d"), count: 10))
+        let key = uniqueKey("get-close")
+        for _ in 0..<5 {
+            #expect(try await get(server.url("close", key), on: session).data.map(text) == "ok \(key)")
+        }
+    }
+
+    @Test func cancellingAStalledGetClosesItsConnection() async throws {
+        let server = try FaultServer.shared()
+        let key = uniqueKey("get-cancel")
+        let result = Promise<URLResult>()
+        let task = makeSession().get(server.url("stall", key)) { result.succeed($0) }
+        try await server.waitUntil("the request is stalled") { server.answering(key) == 1 }
+        task.cancel()
+        #expect((try await result.future.value(within: patience).error as? URLError)?.code == .cancelled)
+        try await server.waitUntil("the connection was closed") { server.closedByClient(key) == 1 }
+    }
+}

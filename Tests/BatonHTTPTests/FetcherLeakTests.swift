@@ -1,0 +1,100 @@
+import BatonFutures
+import BatonHTTP
+import BatonLocks
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A fetcher lets go of every request, every caller's future and itself once its requests are
+/// cancelled mid-flight.
+@Suite struct FetcherLeakTests {
+    /// 1,000 requests to the test server, which holds each one until the test releases it:
+    /// six reach the server and stall there, the rest wait in the fetcher's queue. Half are
+    /// fetched one by one by two callers each (coalesced into one request), half as one
+    /// `fetchAll` batch; then every caller cancels, the queued requests first, the stalled
+    /// ones last. Every future and the fetcher are released once the session has reported
+    /// the cancelled tasks.
+    ///
+    /// A thousand rather than the 100,000 of the in-memory kinds: each request here is a real
+    /// connection to a local server, and a thousand keep the test to a few seconds.
+    @Test(.timeLimit(.minutes(1))) func requestsCancelledMidFlightAreReleased() async throws {
+        let key = uniqueKey("leaks")
+        let server = TestServer.shared
+        let session = makeSession()
+        let requests = 1_000
+        let limit = 6
+        let refs = WeakRefs()
+        let outcomes = Protected((total: 0, cancelled: 0))
+        var urls: [URL] = []
+        for index in 0..<requests { urls.append(try await TestServer.url("/held/\(key)?i=\(index)")) }
+        do {
+            let fetcher = Fetcher(session: session, maxConcurrentRequests: limit)
+            refs.add(fetcher)
+            let record: @Sendable (Result<Data, any Error>) -> Void = { outcome in
+                outcomes.write { outcomes in
+                    outcomes.total += 1
+                    if case .failure(let error) = outcome, error is CancellationError { outcomes.cancelled += 1 }
+                }
+            }
+            let batch = fetcher.fetchAll(Array(urls[..<(requests / 2)]))
+            batch.whenComplete { record($0.map { _ in Data() }) }
+            refs.add(batch)
+            var callers: [Future<Data>] = []
+            for url in urls[(requests / 2)...] {
+                for _ in 0..<2 {
+                    let caller = fetcher.fetch(url)
+                    caller.whenComplete(record)
+                    refs.add(caller)
+                    callers.append(caller)
+                }
+            }
+            try await server.waitUntil("\(limit) requests are held") { server.inFlight(key) == limit }
+            #expect(fetcher.queuedRequests == requests - limit)
+            for caller in callers.reversed() { caller.cancel() }
+            batch.cancel()
+            #expect(fetcher.queuedRequests == 0)
+        }
+        #expect(outcomes.value.total == requests + 1)
+        #expect(outcomes.value.cancelled == requests + 1)
+        let released = await eventuallyHolds { refs.alive == 0 }
+        #expect(released, "\(refs.alive) of \(refs.count) objects alive")
+        #expect(server.hits(key) == limit)
+        // Let the server answer the requests it still holds, so its handlers end.
+        server.release(key, count: limit)
+        session.finishTasksAndInvalidate()
+    }
+}
+
+// MARK: Support
+
+/// Weak references to objects, to count those still alive.
+private final class WeakRefs: Sendable {
+    private struct Ref: Sendable {
+        weak var object: (any AnyObject & Sendable)?
+    }
+
+    private let refs = Protected<[Ref]>([])
+
+    func add(_ object: any AnyObject & Sendable) { refs.write { $0.append(Ref(object: object)) } }
+    var count: Int { refs.read { $0.count } }
+    var alive: Int { refs.read { refs in refs.reduce(0) { $0 + ($1.object == nil ? 0 : 1) } } }
+}
+
+/// Polls `condition` on a thread of its own (never blocking the cooperative pool) until it
+/// holds or `seconds` pass; returns whether it held. The caller then checks exact counts.
+private func eventuallyHolds(within seconds: Double = 30, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    await withCheckedContinuation { continuation in
+        Thread {
+            let deadline = Date().addingTimeInterval(seconds)
+            var held = condition()
+            while !held && Date() < deadline {
+                usleep(2_000)
+                held = condition()
+            }
+            continuation.resume(returning: held)
+        }.start()
+    }
+}

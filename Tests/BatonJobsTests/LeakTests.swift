@@ -1,0 +1,321 @@
+import BatonLocks
+import Foundation
+import Testing
+
+@testable import BatonJobs
+
+/// Every job, body, completion handler, observer, output and error is released once the work
+/// ends, and so is the queue: 100,000 jobs of each kind, checked with weak references to the
+/// jobs and queues and a deinit counter on what the jobs hold, with exact counts.
+///
+/// Workers hand the last job back a moment after the queue empties, so each test polls for the
+/// release with a bounded wait on a thread of its own, then checks the exact counts.
+@Suite(.offTheCooperativePool) struct LeakTests {
+    /// 100,000 of each kind; a tenth under the thread or the address sanitizer, whose
+    /// instrumentation of every allocation and memory access would make these loops take
+    /// minutes (the plain run checks the full size).
+    static let count = runsUnderSanitizer ? 10_000 : 100_000
+
+    /// A job's dependency in these graphs: a binary tree, so that failures and cancellations
+    /// reach whole subtrees and the queue always has several jobs ready.
+    static func parent(of index: Int) -> Int? { index == 0 ? nil : (index - 1) / 2 }
+
+    /// Block, result, async and closure jobs on two queues, with edges across them; some hold
+    /// themselves in their completion handler or an observer, a cycle that must end when the
+    /// job finishes.
+    @Test(.timeLimit(.minutes(1))) func graphsOfEveryKindAreReleased() async throws {
+        let census = Census()
+        let refs = WeakRefs()
+        let ran = Protected(0)
+        do {
+            let queues = [JobQueue(name: "leaks-a", maxConcurrentJobs: 2), JobQueue(name: "leaks-b")]
+            var jobs: [Job] = []
+            jobs.reserveCapacity(Self.count)
+            for index in 0..<Self.count {
+                let tracked = Tracked(census)
+                let job: Job
+                switch index % 4 {
+                case 0:
+                    job = BlockJob { withExtendedLifetime(tracked) { ran.write { $0 += 1 } } }
+                case 1:
+                    job = ResultJob<Tracked, Never> {
+                        ran.write { $0 += 1 }
+                        return tracked  // the output: released with the job
+                    }
+                case 2 where index % 40 == 2:
+                    job = AsyncJob<Tracked> {
+                        ran.write { $0 += 1 }
+                        return tracked
+                    }
+                case 3:
+                    let block = BlockJob { withExtendedLifetime(tracked) { ran.write { $0 += 1 } } }
+                    try block.addBlock { withExtendedLifetime(tracked) {} }
+                    job = block
+                default:
+                    job = BlockJob { withExtendedLifetime(tracked) { ran.write { $0 += 1 } } }
+                }
+                if let parent = Self.parent(of: index) { try job.addDependency(jobs[parent]) }
+                if index % 10 == 0 { job.completion = { _ in withExtendedLifetime((job, tracked)) {} } }
+                if index % 10 == 5 { job.observe { _ in withExtendedLifetime((job, tracked)) {} } }
+                jobs.append(job)
+                refs.add(job)
+            }
+            try queues[0].add(jobs.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+            try queues[1].add(jobs.enumerated().filter { $0.offset % 2 == 1 }.map(\.element))
+            for queue in queues {
+                await queue.allJobsFinished()
+                refs.add(queue)
+                refs.add(queue.core)
+            }
+            #expect(jobs.allSatisfy { $0.outcome?.isSucceeded == true })
+            #expect(jobs.allSatisfy { $0.dependencies.isEmpty })
+        }
+        #expect(ran.value == Self.count)
+        #expect(census.made == Self.count)
+        await expectAllReleased(refs, census)
+    }
+
+    /// Jobs of a suspended queue, cancelled in three ways: one subtree by cancelling its root
+    /// (its dependents are cancelled with it), single jobs, then everything left with
+    /// `cancelAll()`. No body runs; every body, handler and job is released.
+    @Test(.timeLimit(.minutes(1))) func cancelledJobsAreReleased() async throws {
+        let census = Census()
+        let refs = WeakRefs()
+        let ran = Protected(0)
+        do {
+            let queue = JobQueue(name: "leaks-cancelled")
+            queue.isSuspended = true
+            var jobs: [Job] = []
+            jobs.reserveCapacity(Self.count)
+            for index in 0..<Self.count {
+                let tracked = Tracked(census)
+                let job = BlockJob { withExtendedLifetime(tracked) { ran.write { $0 += 1 } } }
+                if let parent = Self.parent(of: index) { try job.addDependency(jobs[parent]) }
+                if index % 10 == 0 { job.completion = { _ in withExtendedLifetime(job) {} } }
+                if index % 10 == 5 { job.observe { _ in withExtendedLifetime(job) {} } }
+                jobs.append(job)
+                refs.add(job)
+            }
+            try queue.add(jobs)
+            jobs[1].cancel()
+            for index in stride(from: 2, to: Self.count, by: 1_000) { jobs[index].cancel() }
+            queue.cancelAll()
+            queue.isSuspended = false
+            await queue.allJobsFinished()
+            refs.add(queue)
+            refs.add(queue.core)
+            #expect(jobs.allSatisfy { if case .cancelled = $0.outcome { true } else { false } })
+        }
+        #expect(ran.value == 0)
+        #expect(census.made == Self.count)
+        await expectAllReleased(refs, census)
+    }
+
+    /// One job in ten fails with an error that holds a counted value. With `.run` its
+    /// dependents run anyway; with `.cancel` its whole subtree is cancelled. The outcomes are
+    /// exact, and every job, error and value is released.
+    @Test(.timeLimit(.minutes(1)), arguments: [DependencyFailurePolicy.run, .cancel])
+    func failingJobsAreReleased(policy: DependencyFailurePolicy) async throws {
+        let census = Census()
+        let refs = WeakRefs()
+        var expected = (succeeded: 0, failed: 0, cancelled: 0)
+        var outcomes = (succeeded: 0, failed: 0, cancelled: 0)
+        do {
+            let queue = JobQueue(name: "leaks-failing-\(policy)")
+            var jobs: [Job] = []
+            var blocked: [Bool] = []  // whether the job is expected not to succeed
+            jobs.reserveCapacity(Self.count)
+            for index in 0..<Self.count {
+                let fails = index % 10 == 3
+                let job = BlockJob {
+                    if fails { throw TrackedError(Tracked(census)) }
+                }
+                job.dependencyFailurePolicy = policy
+                if index % 10 == 0 { job.completion = { _ in withExtendedLifetime(job) {} } }
+                let parent = Self.parent(of: index)
+                if let parent { try job.addDependency(jobs[parent]) }
+                let cancelled = policy == .cancel && parent.map { blocked[$0] } == true
+                switch (cancelled, fails) {
+                case (true, _): expected.cancelled += 1
+                case (false, true): expected.failed += 1
+                case (false, false): expected.succeeded += 1
+                }
+                blocked.append(cancelled || fails)
+                jobs.append(job)
+                refs.add(job)
+            }
+            try queue.add(jobs)
+            await queue.allJobsFinished()
+            refs.add(queue)
+            refs.add(queue.core)
+            for job in jobs {
+                switch job.outcome {
+                case .succeeded?: outcomes.succeeded += 1
+                case .failed?: outcomes.failed += 1
+                case .cancelled?: outcomes.cancelled += 1
+                case nil: break
+                }
+            }
+        }
+        #expect(outcomes == expected)
+        #expect(census.made == expected.failed)
+        await expectAllReleased(refs, census)
+    }
+
+    /// Jobs joined by edges that are never added to a queue nor started are released when
+    /// their owner lets go of them: a dependency holds its dependents weakly.
+    @Test func jobsThatNeverRunAreReleased() throws {
+        let census = Census()
+        let refs = WeakRefs()
+        do {
+            var jobs: [Job] = []
+            jobs.reserveCapacity(Self.count)
+            for index in 0..<Self.count {
+                let tracked = Tracked(census)
+                let job = BlockJob { withExtendedLifetime(tracked) {} }
+                if let parent = Self.parent(of: index) { try job.addDependency(jobs[parent]) }
+                jobs.append(job)
+                refs.add(job)
+            }
+        }
+        #expect(refs.alive == 0)
+        #expect(census.released == Self.count)
+    }
+
+    /// A queue is released once `allJobsFinished()` returns and the caller lets go of it; one
+    /// that the caller drops while its jobs still run finishes them, then is released too.
+    @Test(.timeLimit(.minutes(1))) func queuesAreReleased() async {
+        let census = Census()
+        let refs = WeakRefs()
+        let ran = Protected(0)
+        do {
+            let waited = JobQueue(name: "leaks-waited", maxConcurrentJobs: 2)
+            let dropped = JobQueue(name: "leaks-dropped", maxConcurrentJobs: 2)
+            for queue in [waited, dropped] {
+                refs.add(queue)
+                refs.add(queue.core)
+                for _ in 0..<Self.count / 2 {
+                    let tracked = Tracked(census)
+                    queue.addJob { withExtendedLifetime(tracked) { ran.write { $0 += 1 } } }
+                }
+            }
+            await waited.allJobsFinished()
+        }
+        #expect(await eventuallyHolds { ran.value == Self.count })
+        #expect(census.made == Self.count)
+        await expectAllReleased(refs, census)
+    }
+}
+
+// MARK: Support
+
+/// Runs each test of the suite on a dispatch queue of its own instead of the cooperative pool.
+///
+/// These tests make and release 100,000 objects in synchronous loops. On the cooperative pool,
+/// whose width is the number of cores (two in CI), a few of them at once hold every thread of it
+/// for seconds, and the async tests running beside them (bounded waits, the HTTP fault tests,
+/// the stress runs' tasks) get no thread until their limits pass. On queues of their own they
+/// share the cores through the kernel's scheduler like any other thread.
+private struct OffTheCooperativePool: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard testCase != nil else { return try await function() }
+        try await withTaskExecutorPreference(QueueExecutor(label: test.name)) { try await function() }
+    }
+}
+
+extension Trait where Self == OffTheCooperativePool {
+    fileprivate static var offTheCooperativePool: Self { Self() }
+}
+
+/// A task executor on a serial dispatch queue (which gets a thread of Dispatch's, not of the
+/// cooperative pool).
+private final class QueueExecutor: TaskExecutor {
+    private let queue: DispatchQueue
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+/// Whether the thread or the address sanitizer's runtime is linked into this process.
+private let runsUnderSanitizer = ["__tsan_init", "__asan_init"].contains { (name: String) in
+    dlsym(dlopen(nil, RTLD_NOW), name) != nil
+}
+
+/// Counts the ``Tracked`` values made and released.
+private final class Census: Sendable {
+    private let counts = Protected((made: 0, released: 0))
+
+    func noteMade() { counts.write { $0.made += 1 } }
+    func noteReleased() { counts.write { $0.released += 1 } }
+    var made: Int { counts.read { $0.made } }
+    var released: Int { counts.read { $0.released } }
+}
+
+/// A value whose deinit is counted.
+private final class Tracked: Sendable {
+    let census: Census
+
+    init(_ census: Census) {
+        self.census = census
+        census.noteMade()
+    }
+
+    deinit { census.noteReleased() }
+}
+
+/// An error that holds a counted value: a failed job must release it too.
+private struct TrackedError: Error {
+    let tracked: Tracked
+    init(_ tracked: Tracked) { self.tracked = tracked }
+}
+
+/// Weak references to objects, to count those still alive.
+private final class WeakRefs: Sendable {
+    private struct Ref: Sendable {
+        weak var object: (any AnyObject & Sendable)?
+    }
+
+    private let refs = Protected<[Ref]>([])
+
+    func add(_ object: any AnyObject & Sendable) { refs.write { $0.append(Ref(object: object)) } }
+    var count: Int { refs.read { $0.count } }
+    var alive: Int { refs.read { refs in refs.reduce(0) { $0 + ($1.object == nil ? 0 : 1) } } }
+}
+
+/// Polls `condition` on a thread of its own (never blocking the cooperative pool) until it
+/// holds or `seconds` pass; returns whether it held. The caller then checks exact counts.
+private func eventuallyHolds(within seconds: Double = 30, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    await withCheckedContinuation { continuation in
+        Thread {
+            let deadline = Date().addingTimeInterval(seconds)
+            var held = condition()
+            while !held && Date() < deadline {
+                usleep(2_000)
+                held = condition()
+            }
+            continuation.resume(returning: held)
+        }.start()
+    }
+}
+
+/// Waits for every object in `refs` and every value of `census` to be released, then checks
+/// the exact counts.
+private func expectAllReleased(
+    _ refs: WeakRefs, _ census: Census, sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    let released = await eventuallyHolds { refs.alive == 0 && census.released == census.made }
+    #expect(released, "not released in time", sourceLocation: sourceLocation)
+    #expect(refs.alive == 0, "\(refs.alive) of \(refs.count) objects alive", sourceLocation: sourceLocation)
+    #expect(
+        census.released == census.made, "released \(census.released) of \(census.made)", sourceLocation: sourceLocation)
+}
