@@ -11,6 +11,16 @@ final class Board: @unchecked Sendable {
     var entries = 0
     var mostReadersAtOnce = 0
     var writerHasHeld = false
+
+    /// A critical section that must be alone: counts the entry, and pauses inside so that
+    /// another thread may try to enter meanwhile.
+    func holdAlone(_ m: ModelContext, _ lockName: String) {
+        inside += 1
+        m.expect(inside == 1, "two threads inside the \(lockName)")
+        entries += 1
+        m.pause("holds")
+        inside -= 1
+    }
 }
 
 /// `Lock`, `RecursiveLock` and `ReadWriteLock` under every interleaving of small programs (up
@@ -34,13 +44,7 @@ struct ModelCheckTests {
             for _ in 0..<threads {
                 program.thread { m in
                     for _ in 0..<rounds {
-                        lock.withLock {
-                            board.inside += 1
-                            m.expect(board.inside == 1, "two threads inside the lock")
-                            board.entries += 1
-                            m.pause("holds")
-                            board.inside -= 1
-                        }
+                        lock.withLock { board.holdAlone(m, "lock") }
                     }
                 }
             }
@@ -67,13 +71,7 @@ struct ModelCheckTests {
             for _ in 0..<2 {
                 program.thread { m in
                     lock.lock()
-                    lock.withLock {
-                        board.inside += 1
-                        m.expect(board.inside == 1, "two threads inside the recursive lock")
-                        board.entries += 1
-                        m.pause("holds")
-                        board.inside -= 1
-                    }
+                    lock.withLock { board.holdAlone(m, "recursive lock") }
                     lock.unlock()
                 }
             }
