@@ -2,6 +2,9 @@
 import CompilerPluginSupport
 import PackageDescription
 
+/// The seam and the model checker of the `ModelChecking` trait (see its description).
+let modelChecking: [SwiftSetting] = [.define("BATON_MODEL_CHECK", .when(traits: ["ModelChecking"]))]
+
 let package = Package(
     name: "Baton",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .macCatalyst(.v16)],
@@ -37,6 +40,16 @@ let package = Package(
                 `.package(url: …, from: …, traits: ["Macros"])`.
                 """
         ),
+        .trait(
+            name: "ModelChecking",
+            description: """
+                For Baton's own tests only: the atomics and futex calls of `Lock`, \
+                `RecursiveLock`, `ReadWriteLock` and `Future`'s completion go through a seam that \
+                a deterministic scheduler controls, and the model checker that explores their \
+                interleavings is built. Never enable it in a program: every lock operation then \
+                pays a check. Without it the seam is a type alias of the direct atomics.
+                """
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
@@ -59,7 +72,8 @@ let package = Package(
             dependencies: [
                 "CBatonPlatform",
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            ],
+            swiftSettings: modelChecking
         ),
         .target(
             name: "BatonCache",
@@ -71,7 +85,8 @@ let package = Package(
         .target(name: "BatonJobs", dependencies: ["BatonLocks"]),
         .target(
             name: "BatonFutures",
-            dependencies: ["BatonLocks", .product(name: "Atomics", package: "swift-atomics")]
+            dependencies: ["BatonLocks", .product(name: "Atomics", package: "swift-atomics")],
+            swiftSettings: modelChecking
         ),
         .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache"]),
         // The plugin that expands `@Synchronized`. Without the Macros trait no swift-syntax is
@@ -126,7 +141,7 @@ let package = Package(
                 ),
             ]
         ),
-        .testTarget(name: "BatonLocksTests", dependencies: ["BatonLocks"]),
+        .testTarget(name: "BatonLocksTests", dependencies: ["BatonLocks"], swiftSettings: modelChecking),
         .testTarget(
             name: "BatonCacheTests",
             dependencies: ["BatonCache", .product(name: "Atomics", package: "swift-atomics")]
@@ -148,7 +163,9 @@ let package = Package(
         ),
         .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench", "BatonLocks"]),
         .testTarget(name: "BatonStressTests", dependencies: ["BatonStress", "BatonLocks"]),
-        .testTarget(name: "BatonFuturesTests", dependencies: ["BatonFutures", "BatonLocks"]),
+        .testTarget(
+            name: "BatonFuturesTests", dependencies: ["BatonFutures", "BatonLocks"], swiftSettings: modelChecking
+        ),
         .testTarget(
             name: "BatonHTTPTests",
             dependencies: [

@@ -83,10 +83,13 @@ public final class Future<Value: Sendable> {
     /// `ManagedAtomic`) would cost more than the lock it saves. The same technique as
     /// `ManagedAtomic` itself.
     @inlinable
-    var completedFlag: UnsafeAtomic<Int> {
-        UnsafeAtomic(
-            at: _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: Int.AtomicRepresentation.self))
+    var completedFlag: CompletionAtomic {
+        CompletionAtomic(at: flagAddress.assumingMemoryBound(to: Int.AtomicRepresentation.self))
     }
+
+    /// Where ``completedFlag`` lives: the start of the object's stored properties.
+    @inlinable
+    var flagAddress: UnsafeMutableRawPointer { _getUnsafePointerToStoredProperties(self) }
 
     /// Checks, in debug builds, that ``completedFlag`` addresses `completedWord`.
     @inlinable
@@ -249,6 +252,11 @@ public final class Future<Value: Sendable> {
     func complete(with outcome: Result<Value, any Error>, cancelling: Bool = false) -> Bool {
         if completedFlag.load(ordering: .acquiring) != 0 { return false }
         let action = lock.withLock {
+            #if BATON_MODEL_CHECK && !canImport(Darwin)
+            if modelCheckPublishesEarly() { completedFlag.store(1, ordering: .releasing) }
+            // A step of its own, so that the checker can run a reader between the two writes.
+            _modelCheckPoint(flagAddress, "write the outcome")
+            #endif
             let action = machine.complete(outcome, cancelling: cancelling)
             // Releasing: whoever reads the flag set also sees the outcome written just before.
             if case .complete = action { completedFlag.store(1, ordering: .releasing) }

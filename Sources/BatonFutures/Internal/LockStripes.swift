@@ -14,6 +14,9 @@ enum LockStripes {
 
     @inlinable
     static func lock(for object: AnyObject) -> Lock {
+        #if BATON_MODEL_CHECK && !canImport(Darwin)
+        if let lock = modelCheckLock() { return lock }
+        #endif
         // Heap objects are 16-byte aligned: skip the always-zero low bits before masking.
         let address = UInt(bitPattern: ObjectIdentifier(object))
         return locks[Int((address >> 4 ^ address >> 10) & UInt(count - 1))]

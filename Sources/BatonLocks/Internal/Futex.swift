@@ -5,6 +5,9 @@ import CBatonPlatform
 /// Parks the calling thread while the word still holds `expected`. Spurious returns are fine:
 /// every caller re-reads its state word in a loop.
 func futexWait(_ word: UnsafeMutablePointer<UInt32.AtomicRepresentation>, _ expected: UInt32) {
+    #if BATON_MODEL_CHECK
+    if let thread = ModelThread.scheduling(word) { return thread.futexWait(word, expected) }
+    #endif
     word.withMemoryRebound(to: UInt32.self, capacity: 1) { address in
         _ = baton_futex_wait(address, expected)
     }
@@ -13,7 +16,10 @@ func futexWait(_ word: UnsafeMutablePointer<UInt32.AtomicRepresentation>, _ expe
 /// Wakes up to `count` threads parked on the word; returns how many were woken.
 @discardableResult
 func futexWake(_ word: UnsafeMutablePointer<UInt32.AtomicRepresentation>, _ count: Int32) -> Int32 {
-    word.withMemoryRebound(to: UInt32.self, capacity: 1) { address in
+    #if BATON_MODEL_CHECK
+    if let thread = ModelThread.scheduling(word) { return thread.futexWake(word, count) }
+    #endif
+    return word.withMemoryRebound(to: UInt32.self, capacity: 1) { address in
         Int32(baton_futex_wake(address, count))
     }
 }

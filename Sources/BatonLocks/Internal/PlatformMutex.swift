@@ -49,7 +49,7 @@ struct PlatformMutex {
         storage.deallocate()
     }
 
-    @inlinable var word: UnsafeAtomic<UInt32> { UnsafeAtomic(at: storage) }
+    @inlinable var word: LockWord { LockWord(at: storage) }
 
     @inlinable func lock() {
         if !word.weakCompareExchange(
@@ -69,6 +69,9 @@ struct PlatformMutex {
 
     @inlinable func unlock() {
         if word.exchange(Self.unlocked, ordering: .releasing) == Self.contended {
+            #if BATON_MODEL_CHECK
+            if unlockDropsWakeIsSeeded() { return }
+            #endif
             wakeOne()
         }
     }
@@ -114,4 +117,10 @@ struct PlatformMutex {
 
 /// How many times a contended acquirer polls the lock word before it parks: about 1 µs of
 /// `pause`, which covers a typical critical section without burning a time slice.
+#if BATON_MODEL_CHECK && !canImport(Darwin)
+/// Under the model checker, two polls: each is a step of the schedule, and two cover both ways
+/// out of the loop as well as a hundred.
+var spinLimit: Int { ModelThread.current == nil ? 100 : 2 }
+#else
 let spinLimit = 100
+#endif

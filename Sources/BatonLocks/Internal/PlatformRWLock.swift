@@ -67,8 +67,8 @@ struct PlatformRWLock {
         storage.deallocate()
     }
 
-    @inlinable var state: UnsafeAtomic<UInt32> { UnsafeAtomic(at: storage) }
-    var writerNotify: UnsafeAtomic<UInt32> { UnsafeAtomic(at: storage + 16) }
+    @inlinable var state: LockWord { LockWord(at: storage) }
+    var writerNotify: LockWord { LockWord(at: storage + 16) }
 
     @inlinable static func isUnlocked(_ s: UInt32) -> Bool { s & mask == 0 }
     @inlinable static func isWriteLocked(_ s: UInt32) -> Bool { s & mask == writeLocked }
@@ -77,7 +77,10 @@ struct PlatformRWLock {
     /// A reader may enter only when no writer holds the lock and nobody is parked: a parked
     /// writer keeps new readers out (writer preference), parked readers go first among readers.
     @inlinable static func isReadLockable(_ s: UInt32) -> Bool {
-        s & mask < maxReaders && s & (readersWaiting | writersWaiting) == 0
+        #if BATON_MODEL_CHECK
+        if readersIgnoreParkedWriterIsSeeded() { return s & mask < maxReaders && s & readersWaiting == 0 }
+        #endif
+        return s & mask < maxReaders && s & (readersWaiting | writersWaiting) == 0
     }
 
     @inlinable func lockRead() {
@@ -195,7 +198,12 @@ struct PlatformRWLock {
             // Read the counter before re-checking the state, so a wake between the two is seen.
             let sequence = writerNotify.load(ordering: .acquiring)
             s = state.load(ordering: .relaxed)
-            if Self.isUnlocked(s) || !Self.hasWritersWaiting(s) { continue }
+            #if BATON_MODEL_CHECK
+            let recheck = !isSeeded(.writerParksWithoutRecheck)
+            #else
+            let recheck = true
+            #endif
+            if recheck && (Self.isUnlocked(s) || !Self.hasWritersWaiting(s)) { continue }
             futexWait(storage + 16, sequence)
             s = spinWrite()
         }
@@ -206,12 +214,14 @@ struct PlatformRWLock {
     @usableFromInline func wakeWriterOrReaders(_ observed: UInt32) {
         var s = observed
         if s == Self.writersWaiting {
-            let (exchanged, original) = state.compareExchange(
-                expected: s, desired: 0, ordering: .relaxed)
-            if exchanged {
-                _ = wakeWriter()
-                return
-            }
+            // The bit stays set while the woken writer gets going, so that a reader arriving
+            // meanwhile waits behind it instead of taking the free lock first. The woken writer
+            // keeps the bit when it gets in, and its own unlock comes back here.
+            if wakeWriter() { return }
+            // No writer was parked (one may be between setting the bit and parking: it will see
+            // the counter change and retry): clear the bit.
+            let (exchanged, original) = state.compareExchange(expected: s, desired: 0, ordering: .relaxed)
+            if exchanged { return }
             s = original
         }
         if s == Self.readersWaiting | Self.writersWaiting {
@@ -227,6 +237,12 @@ struct PlatformRWLock {
         if s == Self.readersWaiting,
             state.compareExchange(expected: s, desired: 0, ordering: .relaxed).exchanged
         {
+            #if BATON_MODEL_CHECK
+            if isSeeded(.readersWokenOneAtATime) {
+                futexWake(storage, 1)
+                return
+            }
+            #endif
             futexWake(storage, Int32.max)
         }
     }
