@@ -118,51 +118,68 @@ struct ReadWriteLockTests {
 
     // MARK: Writer preference
 
-    @Test("A writer gets in although overlapping readers never leave the lock free of readers")
+    @Test(
+        "A writer gets in although readers keep overlapping, each entering before the last one leaves",
+        .timeLimit(.minutes(1)))
     func writerIsNotStarvedByOverlappingReaders() {
-        struct Board {
-            var inside = 0
+        // Two reader threads pass the read lock back and forth so that it is never free of
+        // readers: the one inside asks the other to join it and leaves only once the other is
+        // inside too, or has been refused. A reader-preferring lock never refuses a reader
+        // while only readers hold it, so the readers keep it for ever and starve the writer,
+        // however the threads are scheduled. A writer-preferring one refuses the next reader
+        // once the writer waits: the reader inside then leaves, and the writer gets in.
+        struct Baton {
             var handovers = 0
+            var refusals = 0
+            var writerStarted = false
             var stop = false
         }
-        // How many times the last reader inside polls for a successor before it leaves anyway:
-        // behind a waiting writer no successor can come, so it must leave for the writer to
-        // get in; with a reader-preferring lock a successor always comes long before this.
-        let lastReaderPatience = 1_000
         let lock = ReadWriteLock()
-        let board = Locked(Board())
-        let readers = (0..<3).map { _ in
+        let baton = Locked(Baton())
+        // `turn[r]`: reader r may try to join. `answered[r]`: reader r, inside, may leave (the
+        // other reader has joined it or been refused).
+        let turn = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+        let answered = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+        let readers = (0..<2).map { me in
             startThread {
-                while !board.get().stop {
-                    lock.withReadLock {
-                        board.withValue { $0.inside += 1 }
-                        var polls = 0
-                        // Leave only once another reader is inside, so that the lock is never
-                        // free of readers.
-                        while !board.withValue({ board in
-                            guard board.inside >= 2 || polls >= lastReaderPatience || board.stop
-                            else { return false }
-                            if board.inside >= 2 { board.handovers += 1 }
-                            board.inside -= 1
-                            return true
-                        }) {
-                            polls += 1
-                            sched_yield()
+                while wait(for: turn[me]), !baton.get().stop {
+                    let joined: Void? = lock.tryWithReadLock {
+                        baton.withValue { $0.handovers += 1 }
+                        answered[1 - me].signal()  // the other may leave: this one is inside
+                        turn[1 - me].signal()
+                        _ = wait(for: answered[me])
+                    }
+                    if joined == nil {
+                        // Refused while another reader holds the lock: only a waiting writer
+                        // may cause that.
+                        let early = baton.withValue { baton in
+                            baton.refusals += 1
+                            return !baton.writerStarted
                         }
+                        if early { Issue.record("a reader was refused while no writer waited") }
+                        answered[1 - me].signal()
+                        return
                     }
                 }
+                answered[1 - me].signal()  // stopped: let the other leave if it is inside
             }
         }
-        defer {
-            board.withValue { $0.stop = true }
-            for reader in readers { #expect(reader.join()) }
+        // Reader 0 first joins this thread's read section, which leaves as reader 1 would.
+        lock.withReadLock {
+            turn[0].signal()
+            #expect(wait(for: answered[1]), "the first reader did not join")
         }
-        #expect(eventually { board.get().handovers >= 1_000 }, "the readers never overlapped")
+        #expect(eventually { baton.get().handovers >= 100 }, "the readers did not take turns")
 
+        baton.withValue { $0.writerStarted = true }
         let writer = startThread { lock.withWriteLock {} }
         // Bounded only so that starvation fails the test instead of hanging it.
-        #expect(writer.join(), "the writer was starved by readers for \(generousTimeout)")
-        board.withValue { $0.stop = true }
+        #expect(writer.join(), "the writer was starved by overlapping readers for \(generousTimeout)")
+        #expect(baton.get().refusals == 1)
+
+        baton.withValue { $0.stop = true }
+        for semaphore in turn { semaphore.signal() }
+        for reader in readers { #expect(reader.join()) }
         #expect(writer.join())
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 // Real threads for the lock tests. Racing bodies run on threads of their own, not on Swift
 // concurrency's cooperative pool (one thread per core, two on the CI machine), so a body that
@@ -47,28 +48,42 @@ func startThread(_ body: @escaping @Sendable () -> Void) -> StartedThread {
 /// Starts `count` threads, parks each on a start barrier until all exist, releases them
 /// together, and waits for all of them to return.
 ///
+/// If some have not returned within `timeout`, records an issue that says how many are stuck
+/// and returns `false`, leaving them behind: a thread parked for good (a lost wake-up) cannot
+/// be unstuck, and a test's time limit does not end a test blocked synchronously.
+///
 /// - Parameter body: Runs once on each thread, with the thread's index in `0..<count`.
 /// - Returns: `true` if every thread returned within `timeout`.
 func raceThreads(
     _ count: Int,
     timeout: DispatchTimeInterval = raceTimeout,
+    sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable (_ index: Int) -> Void
 ) -> Bool {
     let ready = DispatchSemaphore(value: 0)
     let go = DispatchSemaphore(value: 0)
     let finished = DispatchGroup()
+    let running = Locked(count)
     for index in 0..<count {
         finished.enter()
         _ = startThread {
             ready.signal()
             go.wait()
             body(index)
+            running.withValue { $0 -= 1 }
             finished.leave()
         }
     }
     for _ in 0..<count { _ = wait(for: ready) }
     for _ in 0..<count { go.signal() }
-    return finished.wait(timeout: .now() + timeout) == .success
+    guard finished.wait(timeout: .now() + timeout) == .success else {
+        let stuck = running.get()
+        Issue.record(
+            "\(stuck) of \(count) racing threads had not returned after \(timeout): stuck in the lock",
+            sourceLocation: sourceLocation)
+        return false
+    }
+    return true
 }
 
 /// Runs `body` on another thread and returns its result, or `nil` if it did not return within
