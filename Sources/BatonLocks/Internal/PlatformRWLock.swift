@@ -199,11 +199,13 @@ struct PlatformRWLock {
             let sequence = writerNotify.load(ordering: .acquiring)
             s = state.load(ordering: .relaxed)
             #if BATON_MODEL_CHECK
-            let recheck = !isSeeded(.writerParksWithoutRecheck)
-            #else
-            let recheck = true
+            if isSeeded(.writerParksWithoutRecheck) {
+                futexWait(storage + 16, sequence)
+                s = spinWrite()
+                continue
+            }
             #endif
-            if recheck && (Self.isUnlocked(s) || !Self.hasWritersWaiting(s)) { continue }
+            if Self.isUnlocked(s) || !Self.hasWritersWaiting(s) { continue }
             futexWait(storage + 16, sequence)
             s = spinWrite()
         }
