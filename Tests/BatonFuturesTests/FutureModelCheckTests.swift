@@ -15,7 +15,7 @@ final class Record: @unchecked Sendable {
 /// `Future`'s completion under every interleaving of two completers and an observer, up to two
 /// preemptions: it completes exactly once, every callback sees that one outcome, and a reader
 /// without the lock never sees it completed without its outcome.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .offTheCooperativePool, .timeLimit(.minutes(5)))
 struct FutureModelCheckTests {
     func program(_ program: inout ModelProgram) {
         let promise = Promise<Int>()

@@ -379,43 +379,6 @@ import Testing
 
 // MARK: Support
 
-/// Runs each test of the suite on a dispatch queue of its own instead of the cooperative pool.
-///
-/// These tests make and release 100,000 objects in synchronous loops. On the cooperative pool,
-/// whose width is the number of cores (two in CI), a few of them at once hold every thread of it
-/// for seconds, and the async tests running beside them (bounded waits, the HTTP fault tests,
-/// the stress runs' tasks) get no thread until their limits pass. On queues of their own they
-/// share the cores through the kernel's scheduler like any other thread.
-private struct OffTheCooperativePool: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
-
-    func provideScope(
-        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
-    ) async throws {
-        guard testCase != nil else { return try await function() }
-        try await withTaskExecutorPreference(QueueExecutor(label: test.name)) { try await function() }
-    }
-}
-
-extension Trait where Self == OffTheCooperativePool {
-    fileprivate static var offTheCooperativePool: Self { Self() }
-}
-
-/// A task executor on a serial dispatch queue (which gets a thread of Dispatch's, not of the
-/// cooperative pool).
-private final class QueueExecutor: TaskExecutor {
-    private let queue: DispatchQueue
-
-    init(label: String) {
-        queue = DispatchQueue(label: label)
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
-
 /// Whether the thread or the address sanitizer's runtime is linked into this process.
 private let runsUnderSanitizer = ["__tsan_init", "__asan_init"].contains { (name: String) in
     dlsym(dlopen(nil, RTLD_NOW), name) != nil

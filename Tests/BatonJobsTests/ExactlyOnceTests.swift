@@ -5,7 +5,7 @@ import Testing
 
 /// Every job reaches exactly one finished state, every body runs at most once and only after
 /// its dependencies finished, on a large random graph with cancellations and failures.
-@Suite struct ExactlyOnceTests {
+@Suite(.offTheCooperativePool) struct ExactlyOnceTests {
     /// 100,000 jobs, in the plain run and under ThreadSanitizer alike (about 40 s there on
     /// 2 cores). `BATON_STRESS_JOBS=n` changes the size, for a longer soak or a quick look.
     static let jobCount: Int = {

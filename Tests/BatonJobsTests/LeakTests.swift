@@ -216,7 +216,7 @@ import Testing
 /// for seconds, and the async tests running beside them (bounded waits, the HTTP fault tests,
 /// the stress runs' tasks) get no thread until their limits pass. On queues of their own they
 /// share the cores through the kernel's scheduler like any other thread.
-private struct OffTheCooperativePool: SuiteTrait, TestTrait, TestScoping {
+struct OffTheCooperativePool: SuiteTrait, TestTrait, TestScoping {
     var isRecursive: Bool { true }
 
     func provideScope(
@@ -228,12 +228,12 @@ private struct OffTheCooperativePool: SuiteTrait, TestTrait, TestScoping {
 }
 
 extension Trait where Self == OffTheCooperativePool {
-    fileprivate static var offTheCooperativePool: Self { Self() }
+    static var offTheCooperativePool: Self { Self() }
 }
 
 /// A task executor on a serial dispatch queue (which gets a thread of Dispatch's, not of the
 /// cooperative pool).
-private final class QueueExecutor: TaskExecutor {
+final class QueueExecutor: TaskExecutor {
     private let queue: DispatchQueue
 
     init(label: String) {

@@ -26,7 +26,7 @@ final class Board: @unchecked Sendable {
 /// `Lock`, `RecursiveLock` and `ReadWriteLock` under every interleaving of small programs (up
 /// to three preemptions for two threads, two for three threads, which keeps each check within
 /// seconds), and the protocol bugs the checker must find in them.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .offTheCooperativePool, .timeLimit(.minutes(5)))
 struct ModelCheckTests {
     /// Checks the report: the exploration finished with no failure.
     func expectExhausted(_ report: ModelReport, _ comment: Comment? = nil) {
