@@ -289,7 +289,9 @@ public struct ModelReport: Sendable, CustomStringConvertible {
     public let failure: ModelFailure?
     /// The most steps one execution took.
     public let longestExecution: Int
+    /// How long the exploration took, wall clock.
     public let elapsed: Duration
+    /// The bound the exploration ran under: at most this many preemptions per execution.
     public let preemptionBound: Int
 
     public var description: String {
@@ -308,6 +310,7 @@ public struct ModelReport: Sendable, CustomStringConvertible {
 /// A failing execution: what went wrong, and the schedule that led there.
 @_spi(ModelChecking)
 public struct ModelFailure: Sendable, CustomStringConvertible {
+    /// What went wrong.
     public enum Kind: Sendable, Equatable {
         /// A program's expectation failed (mutual exclusion, writer preference, one outcome…).
         case violation
@@ -319,7 +322,9 @@ public struct ModelFailure: Sendable, CustomStringConvertible {
         case nondeterminism
     }
 
+    /// What went wrong.
     public let kind: Kind
+    /// The broken expectation's message, or what the parked threads wait on.
     public let message: String
     /// Every step of the failing execution, in order: which thread did what to which word.
     public let schedule: [String]
