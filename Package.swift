@@ -141,12 +141,18 @@ let package = Package(
                 ),
             ]
         ),
-        .testTarget(name: "BatonLocksTests", dependencies: ["BatonLocks"], swiftSettings: modelChecking),
+        // What several test targets share: running a suite off the cooperative pool, counting
+        // releases for the leak tests, a seeded generator. No product names it, so no consumer
+        // builds it.
+        .target(name: "BatonTestSupport", path: "Tests/BatonTestSupport"),
+        .testTarget(
+            name: "BatonLocksTests", dependencies: ["BatonLocks", "BatonTestSupport"], swiftSettings: modelChecking
+        ),
         .testTarget(
             name: "BatonCacheTests",
-            dependencies: ["BatonCache", .product(name: "Atomics", package: "swift-atomics")]
+            dependencies: ["BatonCache", "BatonTestSupport", .product(name: "Atomics", package: "swift-atomics")]
         ),
-        .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs"]),
+        .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs", "BatonTestSupport"]),
         .testTarget(
             name: "BatonMacrosTests",
             dependencies: [
@@ -164,7 +170,8 @@ let package = Package(
         .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench", "BatonLocks"]),
         .testTarget(name: "BatonStressTests", dependencies: ["BatonStress", "BatonLocks"]),
         .testTarget(
-            name: "BatonFuturesTests", dependencies: ["BatonFutures", "BatonLocks"], swiftSettings: modelChecking
+            name: "BatonFuturesTests", dependencies: ["BatonFutures", "BatonLocks", "BatonTestSupport"],
+            swiftSettings: modelChecking
         ),
         .testTarget(
             name: "BatonHTTPTests",
@@ -173,6 +180,7 @@ let package = Package(
                 "BatonCache",
                 "BatonFutures",
                 "BatonLocks",
+                "BatonTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),

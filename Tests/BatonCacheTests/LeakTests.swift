@@ -1,4 +1,5 @@
 import BatonLocks
+import BatonTestSupport
 import Foundation
 import Testing
 
@@ -228,70 +229,6 @@ import Testing
 
 // MARK: Support
 
-/// Runs each test of the suite on a dispatch queue of its own instead of the cooperative pool.
-///
-/// These tests make and release 100,000 objects in synchronous loops. On the cooperative pool,
-/// whose width is the number of cores (two in CI), a few of them at once hold every thread of it
-/// for seconds, and the async tests running beside them (bounded waits, the HTTP fault tests,
-/// the stress runs' tasks) get no thread until their limits pass. On queues of their own they
-/// share the cores through the kernel's scheduler like any other thread.
-private struct OffTheCooperativePool: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
-
-    func provideScope(
-        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
-    ) async throws {
-        guard testCase != nil else { return try await function() }
-        try await withTaskExecutorPreference(QueueExecutor(label: test.name)) { try await function() }
-    }
-}
-
-extension Trait where Self == OffTheCooperativePool {
-    fileprivate static var offTheCooperativePool: Self { Self() }
-}
-
-/// A task executor on a serial dispatch queue (which gets a thread of Dispatch's, not of the
-/// cooperative pool).
-private final class QueueExecutor: TaskExecutor {
-    private let queue: DispatchQueue
-
-    init(label: String) {
-        queue = DispatchQueue(label: label)
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
-
-/// Whether the thread or the address sanitizer's runtime is linked into this process.
-private let runsUnderSanitizer = ["__tsan_init", "__asan_init"].contains { (name: String) in
-    dlsym(dlopen(nil, RTLD_NOW), name) != nil
-}
-
-/// Counts the instances made and released.
-private final class Census: Sendable {
-    private let counts = Protected((made: 0, released: 0))
-
-    func noteMade() { counts.write { $0.made += 1 } }
-    func noteReleased() { counts.write { $0.released += 1 } }
-    var made: Int { counts.read { $0.made } }
-    var released: Int { counts.read { $0.released } }
-}
-
-/// A value whose deinit is counted.
-private final class Tracked: Sendable {
-    let census: Census
-
-    init(_ census: Census) {
-        self.census = census
-        census.noteMade()
-    }
-
-    deinit { census.noteReleased() }
-}
-
 /// What a failing flight throws.
 private struct Refused: Error {}
 
@@ -310,20 +247,4 @@ private final class TrackedKey: Hashable, Sendable {
 
     static func == (left: TrackedKey, right: TrackedKey) -> Bool { left.number == right.number }
     func hash(into hasher: inout Hasher) { hasher.combine(number) }
-}
-
-/// Polls `condition` on a thread of its own (never blocking the cooperative pool) until it
-/// holds or `seconds` pass; returns whether it held. The caller then checks exact counts.
-private func eventuallyHolds(within seconds: Double = 30, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
-    await withCheckedContinuation { continuation in
-        Thread {
-            let deadline = Date().addingTimeInterval(seconds)
-            var held = condition()
-            while !held && Date() < deadline {
-                usleep(2_000)
-                held = condition()
-            }
-            continuation.resume(returning: held)
-        }.start()
-    }
 }

@@ -1,3 +1,4 @@
+import BatonTestSupport
 import Testing
 
 @testable import BatonCache
@@ -8,18 +9,8 @@ private let hour: Int64 = 3_600 * second
 private let day: Int64 = 24 * hour
 private let year: Int64 = 365 * day
 
-/// A small seedable generator (SplitMix64), so that every run draws the same operations.
-private struct WheelRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// The draws the wheel tests make from a seeded generator.
+extension SplitMix64 {
     /// A value in `0..<bound`; `bound` > 0.
     mutating func below(_ bound: Int64) -> Int64 {
         Int64(next() % UInt64(bound))
@@ -150,7 +141,7 @@ struct TimerWheelTests {
         var wheel = TimerWheel()
         let base = 64 * second
         #expect(fire(&wheel, upTo: base) == [])
-        var random = WheelRandom(state: 42)
+        var random = SplitMix64(seed: 42)
         var offsets = Array(Int64(1)...50)
         offsets.shuffle(using: &random)
         for offset in offsets {
@@ -250,7 +241,7 @@ struct TimerWheelTests {
 
     @Test("a jump of ten years fires everything due and nothing else")
     func largeJump() {
-        var random = WheelRandom(state: 0x7135_2024)
+        var random = SplitMix64(seed: 0x7135_2024)
         var wheel = TimerWheel()
         var deadlines: [Int64] = []
         for slot in 0..<5_000 {
@@ -275,7 +266,7 @@ struct TimerWheelTests {
 
     @Test("20,000 random operations agree with a table of deadlines")
     func randomModel() {
-        var random = WheelRandom(state: 0x5EED_0001)
+        var random = SplitMix64(seed: 0x5EED_0001)
         var wheel = TimerWheel()
         let slotCount: Int64 = 300
         var model = [Int64?](repeating: nil, count: Int(slotCount))  // slot -> deadline

@@ -1,6 +1,7 @@
 #if BATON_MODEL_CHECK && !canImport(Darwin)
 @_spi(ModelChecking) import BatonFutures
 @_spi(ModelChecking) import BatonLocks
+import BatonTestSupport
 import Testing
 
 /// What the program's threads record. Only the thread holding the scheduler's turn runs, and

@@ -1,5 +1,6 @@
 import BatonFutures
 import BatonLocks
+import BatonTestSupport
 import Dispatch
 import Foundation
 import Testing
@@ -379,54 +380,6 @@ import Testing
 
 // MARK: Support
 
-/// Whether the thread or the address sanitizer's runtime is linked into this process.
-private let runsUnderSanitizer = ["__tsan_init", "__asan_init"].contains { (name: String) in
-    dlsym(dlopen(nil, RTLD_NOW), name) != nil
-}
-
-/// Counts the ``Tracked`` values made and released.
-private final class Census: Sendable {
-    private let counts = Protected((made: 0, released: 0))
-
-    func noteMade() { counts.write { $0.made += 1 } }
-    func noteReleased() { counts.write { $0.released += 1 } }
-    var made: Int { counts.read { $0.made } }
-    var released: Int { counts.read { $0.released } }
-}
-
-/// A value whose deinit is counted.
-private final class Tracked: Sendable {
-    let census: Census
-    let id: Int
-
-    init(_ census: Census, id: Int = 0) {
-        self.census = census
-        self.id = id
-        census.noteMade()
-    }
-
-    deinit { census.noteReleased() }
-}
-
-/// An error that holds a counted value: a failed future must release it too.
-private struct TrackedError: Error {
-    let tracked: Tracked
-    init(_ tracked: Tracked) { self.tracked = tracked }
-}
-
-/// Weak references to objects, to count those still alive.
-private final class WeakRefs: Sendable {
-    private struct Ref: Sendable {
-        weak var object: (any AnyObject & Sendable)?
-    }
-
-    private let refs = Protected<[Ref]>([])
-
-    func add(_ object: any AnyObject & Sendable) { refs.write { $0.append(Ref(object: object)) } }
-    var count: Int { refs.read { $0.count } }
-    var alive: Int { refs.read { refs in refs.reduce(0) { $0 + ($1.object == nil ? 0 : 1) } } }
-}
-
 /// Counts the outcomes futures completed with.
 private final class Outcomes: Sendable {
     private let counts = Protected((total: 0, failed: 0))
@@ -440,32 +393,4 @@ private final class Outcomes: Sendable {
 
     var total: Int { counts.read { $0.total } }
     var failed: Int { counts.read { $0.failed } }
-}
-
-/// Polls `condition` on a thread of its own (never blocking the cooperative pool) until it
-/// holds or `seconds` pass; returns whether it held. The caller then checks exact counts.
-private func eventuallyHolds(within seconds: Double = 30, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
-    await withCheckedContinuation { continuation in
-        Thread {
-            let deadline = Date().addingTimeInterval(seconds)
-            var held = condition()
-            while !held && Date() < deadline {
-                usleep(2_000)
-                held = condition()
-            }
-            continuation.resume(returning: held)
-        }.start()
-    }
-}
-
-/// Waits for every future in `futures` and every value of `census` to be released, then
-/// checks the exact counts.
-private func expectAllReleased(
-    _ futures: WeakRefs, _ census: Census, sourceLocation: SourceLocation = #_sourceLocation
-) async {
-    let released = await eventuallyHolds { futures.alive == 0 && census.released == census.made }
-    #expect(released, "not released in time", sourceLocation: sourceLocation)
-    #expect(futures.alive == 0, "\(futures.alive) of \(futures.count) futures alive", sourceLocation: sourceLocation)
-    #expect(
-        census.released == census.made, "released \(census.released) of \(census.made)", sourceLocation: sourceLocation)
 }

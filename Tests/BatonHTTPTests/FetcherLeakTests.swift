@@ -1,6 +1,7 @@
 import BatonFutures
 import BatonHTTP
 import BatonLocks
+import BatonTestSupport
 import Foundation
 import Testing
 
@@ -65,36 +66,5 @@ import FoundationNetworking
         // Let the server answer the requests it still holds, so its handlers end.
         server.release(key, count: limit)
         session.finishTasksAndInvalidate()
-    }
-}
-
-// MARK: Support
-
-/// Weak references to objects, to count those still alive.
-private final class WeakRefs: Sendable {
-    private struct Ref: Sendable {
-        weak var object: (any AnyObject & Sendable)?
-    }
-
-    private let refs = Protected<[Ref]>([])
-
-    func add(_ object: any AnyObject & Sendable) { refs.write { $0.append(Ref(object: object)) } }
-    var count: Int { refs.read { $0.count } }
-    var alive: Int { refs.read { refs in refs.reduce(0) { $0 + ($1.object == nil ? 0 : 1) } } }
-}
-
-/// Polls `condition` on a thread of its own (never blocking the cooperative pool) until it
-/// holds or `seconds` pass; returns whether it held. The caller then checks exact counts.
-private func eventuallyHolds(within seconds: Double = 30, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
-    await withCheckedContinuation { continuation in
-        Thread {
-            let deadline = Date().addingTimeInterval(seconds)
-            var held = condition()
-            while !held && Date() < deadline {
-                usleep(2_000)
-                held = condition()
-            }
-            continuation.resume(returning: held)
-        }.start()
     }
 }

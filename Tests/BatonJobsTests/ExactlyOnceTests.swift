@@ -1,5 +1,6 @@
 import BatonJobs
 import BatonLocks
+import BatonTestSupport
 import Foundation
 import Testing
 
@@ -24,7 +25,7 @@ import Testing
         var runsAnyway: [Bool] = []
 
         init(count: Int, seed: UInt64) {
-            var random = SeededGenerator(seed: seed)
+            var random = SplitMix64(seed: seed)
             for index in 0..<count {
                 var deps: [Int] = []
                 if index > 0 {
@@ -163,18 +164,5 @@ import Testing
         // A job that finished any other way than cancelled ran its body, exactly once.
         let ranButNotCancelled = zip(outcomes, ran).filter { $0.0 != "cancelled" && $0.1 != 1 }
         #expect(ranButNotCancelled.isEmpty)
-    }
-}
-
-/// SplitMix64: the same random graph in every run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import BatonJobs
 import BatonLocks
+import BatonTestSupport
 import Dispatch
 import Foundation
 import Testing
@@ -11,7 +12,7 @@ import Testing
         let queue = JobQueue(name: "serial", maxConcurrentJobs: 1)
         queue.isSuspended = true
         let started = Log<Int>()
-        var random = SeededGenerator(seed: UInt64(seed))
+        var random = SplitMix64(seed: UInt64(seed))
         var expected: [(priority: JobPriority, index: Int)] = []
         for index in 0..<200 {
             let priority = JobPriority.allCases.randomElement(using: &random)!

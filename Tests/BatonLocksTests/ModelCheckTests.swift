@@ -1,5 +1,6 @@
 #if BATON_MODEL_CHECK && !canImport(Darwin)
 @_spi(ModelChecking) import BatonLocks
+import BatonTestSupport
 import Testing
 
 /// What a program's threads share besides the lock under check. Only the thread that holds

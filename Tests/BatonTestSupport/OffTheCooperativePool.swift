@@ -9,10 +9,10 @@ import Testing
 /// and the async tests running beside them (bounded waits, the HTTP fault tests, the stress
 /// runs' tasks) get no thread until their limits pass. On queues of their own they share the
 /// cores through the kernel's scheduler like any other thread.
-struct OffTheCooperativePool: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
+public struct OffTheCooperativePool: SuiteTrait, TestTrait, TestScoping {
+    public var isRecursive: Bool { true }
 
-    func provideScope(
+    public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil else { return try await function() }
@@ -21,19 +21,20 @@ struct OffTheCooperativePool: SuiteTrait, TestTrait, TestScoping {
 }
 
 extension Trait where Self == OffTheCooperativePool {
-    static var offTheCooperativePool: Self { Self() }
+    /// Runs each test on a dispatch queue of its own; see ``OffTheCooperativePool``.
+    public static var offTheCooperativePool: Self { Self() }
 }
 
 /// A task executor on a serial dispatch queue (which gets a thread of Dispatch's, not of the
 /// cooperative pool).
-final class QueueExecutor: TaskExecutor {
+public final class QueueExecutor: TaskExecutor {
     private let queue: DispatchQueue
 
-    init(label: String) {
+    public init(label: String) {
         queue = DispatchQueue(label: label)
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
