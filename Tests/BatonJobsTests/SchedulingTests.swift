@@ -5,6 +5,10 @@ import Dispatch
 import Foundation
 import Testing
 
+#if canImport(CDispatch)
+import CDispatch
+#endif
+
 @Suite struct SchedulingTests {
     /// Jobs added to a suspended serial queue start by priority, then in the order added.
     @Test(arguments: 0..<5)
@@ -118,6 +122,29 @@ import Testing
         #expect(try await own.value == .high)
     }
 
+    /// A blocking job's body runs on a thread of `DispatchQueue.global(qos:)` of its quality of
+    /// service: the job's own, or else its queue's. The current queue's label names the global
+    /// queue whose thread runs the body, on Linux as on Apple platforms.
+    @Test func blockingJobsRunOnTheGlobalQueueOfTheirQualityOfService() throws {
+        for queueQoS in JobQualityOfService.allCases {
+            let queue = JobQueue(name: "qos \(queueQoS)", maxConcurrentJobs: 2, qualityOfService: queueQoS)
+            let seen = Protected<[Int: String]>([:])
+            var expected: [Int: String] = [:]
+            var jobs: [Job] = []
+            let overrides: [JobQualityOfService?] = [nil] + JobQualityOfService.allCases
+            // Twice over, so that workers hand jobs of other classes to each other.
+            for (index, own) in (overrides + overrides).enumerated() {
+                let job = BlockJob { seen.write { $0[index] = currentQueueLabel() } }
+                job.qualityOfService = own
+                expected[index] = DispatchQueue.global(qos: (own ?? queueQoS).dispatchQoS).label
+                jobs.append(job)
+            }
+            try queue.add(jobs)
+            #expect(drain(queue))
+            #expect(seen.read { $0 } == expected, "queue at \(queueQoS)")
+        }
+    }
+
     @Test func addJobAndBatchesRejectMisuse() throws {
         let queue = JobQueue(name: "misuse")
         let other = JobQueue(name: "other")
@@ -134,4 +161,13 @@ import Testing
         other.cancelAll()
         #expect(drain(other))
     }
+}
+
+/// The label of the queue the calling thread is running a block of.
+private func currentQueueLabel() -> String {
+    #if canImport(CDispatch)
+    String(cString: dispatch_queue_get_label(nil))
+    #else
+    String(cString: __dispatch_queue_get_label(nil))
+    #endif
 }
