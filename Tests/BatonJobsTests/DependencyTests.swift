@@ -221,6 +221,31 @@ import Testing
         #expect(log.count == 400)
     }
 
+    /// A job with several dependencies stays pending until the last of them finishes, however
+    /// many of the others have, with free workers beside it; then it runs once.
+    @Test(.timeLimit(.minutes(1))) func aJobWaitsForTheLastOfItsDependencies() throws {
+        let queue = JobQueue(name: "last dependency", maxConcurrentJobs: 4)
+        let gate = DispatchSemaphore(value: 0)
+        let log = Log<String>()
+        let held = BlockJob(name: "held") {
+            gate.wait()
+            log.append("held")
+        }
+        let quick = (0..<3).map { index in BlockJob(name: "quick \(index)") { log.append("quick") } }
+        let dependent = BlockJob(name: "dependent") { log.append("dependent") }
+        for dependency in quick + [held] { try dependent.addDependency(dependency) }
+        try queue.add(quick + [held, dependent])
+        #expect(eventually { quick.allSatisfy(\.isFinished) && held.isExecuting })
+        // Three of four finished and three workers idle: the dependent must still wait.
+        #expect(dependent.state.tag == "pending")
+        #expect(!log.all.contains("dependent"))
+        gate.signal()
+        #expect(drain(queue))
+        #expect(log.all.last == "dependent")
+        #expect(log.all.filter { $0 == "dependent" }.count == 1)
+        #expect(dependent.outcome?.isSucceeded == true)
+    }
+
     @Test func removingTheLastDependencyMakesAJobReady() throws {
         let queue = JobQueue(name: "remove")
         let never = BlockJob(name: "never") {}
