@@ -22,6 +22,8 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         var urls: [URL] = []
         for index in 0..<count { urls.append(try await TestServer.url("/held/\(key)?i=\(index)")) }
         let all = fetcher.fetchAll(urls)
+        // Admission is decided as the batch is added: exactly `limit` start, the rest queue.
+        #expect(fetcher.queuedRequests == count - limit)
         for released in 0..<count {
             let expected = min(limit, count - released)
             try await server.waitUntil("\(expected) requests are held") { server.inFlight(key) == expected }
