@@ -76,7 +76,11 @@ func waitOnThread(_ wait: @escaping @Sendable () -> Bool) async -> Bool {
 }
 
 /// Waits until `semaphore` has been signalled `count` times, or `timeout` passes.
-func wait(for semaphore: DispatchSemaphore, count: Int = 1, timeout: DispatchTimeInterval = .seconds(30)) async -> Bool
+///
+/// The default is generous: a task the cache starts (a get-or-insert's computation) joins the
+/// back of the cooperative pool's queue, behind every test the parallel run has started, and
+/// on a 2-core machine that queue took over 60 s to drain.
+func wait(for semaphore: DispatchSemaphore, count: Int = 1, timeout: DispatchTimeInterval = .seconds(120)) async -> Bool
 {
     await waitOnThread {
         let deadline = DispatchTime.now() + timeout

@@ -4,9 +4,11 @@ import Foundation
 import Testing
 
 /// The longest any test waits for something that should happen at once: a bug fails the test
-/// after this long instead of hanging the suite. Generous, because under the thread sanitizer
-/// on a busy 2-core machine the whole suite competes for the cooperative pool.
-let patience: Duration = .seconds(30)
+/// after this long instead of hanging the suite. Generous, because a task that code under test
+/// starts (`Future { async … }`) joins the back of the cooperative pool's queue, behind every
+/// test the parallel run has started: on a 2-core machine that queue took over 60 s to drain,
+/// and a 30 s bound failed correct code.
+let patience: Duration = .seconds(120)
 
 struct TestError: Error, Equatable {
     let tag: Int
@@ -83,7 +85,8 @@ func raceThreads(_ bodies: [@Sendable () -> Void]) async {
             }
             ready.wait()
             for _ in bodies { gate.signal() }
-            continuation.resume(returning: done.wait(timeout: .now() + .seconds(30)) == .success)
+            let seconds = Int(patience.components.seconds)
+            continuation.resume(returning: done.wait(timeout: .now() + .seconds(seconds)) == .success)
         }.start()
     }
     #expect(finished, "racing threads did not finish")
