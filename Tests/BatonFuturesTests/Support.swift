@@ -10,6 +10,9 @@ import Testing
 /// and a 30 s bound failed correct code.
 let patience: Duration = .seconds(120)
 
+/// `patience` from now, for a wait on a semaphore or a group.
+var patienceDeadline: DispatchTime { .now() + .seconds(Int(patience.components.seconds)) }
+
 struct TestError: Error, Equatable {
     let tag: Int
     init(_ tag: Int = 0) { self.tag = tag }
@@ -31,8 +34,7 @@ extension Future {
         }
         let completed = await withCheckedContinuation { continuation in
             Thread {
-                let (seconds, _) = patience.components
-                continuation.resume(returning: done.wait(timeout: .now() + .seconds(Int(seconds))) == .success)
+                continuation.resume(returning: done.wait(timeout: patienceDeadline) == .success)
             }.start()
         }
         guard completed, let outcome = arrived.value else { return .failure(DidNotComplete()) }
@@ -85,8 +87,7 @@ func raceThreads(_ bodies: [@Sendable () -> Void]) async {
             }
             ready.wait()
             for _ in bodies { gate.signal() }
-            let seconds = Int(patience.components.seconds)
-            continuation.resume(returning: done.wait(timeout: .now() + .seconds(seconds)) == .success)
+            continuation.resume(returning: done.wait(timeout: patienceDeadline) == .success)
         }.start()
     }
     #expect(finished, "racing threads did not finish")
