@@ -15,10 +15,8 @@ import Testing
 /// returns, so counts are checked at once, except for the background sweep, which the tests
 /// wait for with a bounded poll on a thread of their own.
 @Suite(.offTheCooperativePool) struct LeakTests {
-    /// 100,000 of each kind; a tenth under the thread or the address sanitizer, whose
-    /// instrumentation of every allocation and memory access would make these loops take
-    /// minutes (the plain run checks the full size).
-    static let count = runsUnderSanitizer ? 10_000 : 100_000
+    /// 100,000 of each kind; a tenth under a sanitizer.
+    static let count = reducedUnderSanitizer(100_000, by: 10)
 
     @Test func entriesEvictedByCountAreReleased() async {
         let values = Census()

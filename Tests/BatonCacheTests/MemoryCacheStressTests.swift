@@ -68,13 +68,12 @@ struct MemoryCacheStressTests {
 
     /// The default policy races the full 100,000 operations per thread; LRU, which shares all
     /// of the code but the policy, a quarter of that. Under a sanitizer, a tenth of each: there
-    /// the full size took 343 s of the debug thread-sanitizer run's 788 s on two cores, and the
-    /// sanitizer reports a race at its first overlap, not after many.
+    /// the full size took 343 s of the debug thread-sanitizer run's 788 s on two cores.
     @Test(
         "8 threads × 100,000 random gets, sets and removes (10,000 under a sanitizer): limits and statistics hold",
         arguments: [(EvictionPolicy.sieve, 100_000), (.lru, 25_000)])
     func randomOperations(policy: EvictionPolicy, operations: Int) async {
-        let operationsPerThread = (runsUnderSanitizer ? operations / 10 : operations) * Self.soak
+        let operationsPerThread = reducedUnderSanitizer(operations, by: 10) * Self.soak
         let countLimit = 500
         let costLimit = 1_500
         let clock = ManualClock()

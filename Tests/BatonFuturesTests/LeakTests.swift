@@ -12,10 +12,8 @@ import Testing
 /// Release can come a moment after completion (a callback on a queue, a timer firing), so each
 /// test polls for it with a bounded wait on a thread of its own, then checks the exact counts.
 @Suite(.offTheCooperativePool) struct LeakTests {
-    /// 100,000 of each kind; a tenth under the thread or the address sanitizer, whose
-    /// instrumentation of every allocation and memory access would make these loops take
-    /// minutes (the plain run checks the full size).
-    static let count = runsUnderSanitizer ? 10_000 : 100_000
+    /// 100,000 of each kind; a tenth under a sanitizer.
+    static let count = reducedUnderSanitizer(100_000, by: 10)
 
     // MARK: Chains
 

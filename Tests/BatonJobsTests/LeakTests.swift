@@ -12,10 +12,8 @@ import Testing
 /// Workers hand the last job back a moment after the queue empties, so each test polls for the
 /// release with a bounded wait on a thread of its own, then checks the exact counts.
 @Suite(.offTheCooperativePool) struct LeakTests {
-    /// 100,000 of each kind; a tenth under the thread or the address sanitizer, whose
-    /// instrumentation of every allocation and memory access would make these loops take
-    /// minutes (the plain run checks the full size).
-    static let count = runsUnderSanitizer ? 10_000 : 100_000
+    /// 100,000 of each kind; a tenth under a sanitizer.
+    static let count = reducedUnderSanitizer(100_000, by: 10)
 
     /// A job's dependency in these graphs: a binary tree, so that failures and cancellations
     /// reach whole subtrees and the queue always has several jobs ready.

@@ -49,9 +49,7 @@ private final class Warrior: Sendable {
 @Suite("Protected")
 struct ProtectedTests {
     static let threads = 8
-    /// A fifth of them under a sanitizer, which slows each one 10–30× and reports a race on the
-    /// counter at the first overlap, not after many: the full count runs in the plain step.
-    static let incrementsPerThread = runsUnderSanitizer ? 20_000 : 100_000
+    static let incrementsPerThread = reducedUnderSanitizer(100_000, by: 5)
 
     @Test(
         "write: 8 threads × 100,000 increments (20,000 under a sanitizer) of the protected Int lose none",

@@ -6,8 +6,7 @@ import Testing
 @Suite("SynchronizedLock")
 struct SynchronizedLockTests {
     static let threads = 8
-    /// A fifth of them under a sanitizer, as in the other locks' races.
-    static let incrementsPerThread = runsUnderSanitizer ? 10_000 : 50_000
+    static let incrementsPerThread = reducedUnderSanitizer(50_000, by: 5)
 
     @Test(
         "withLock: 8 threads × 50,000 increments (10,000 under a sanitizer) lose none", .timeLimit(.minutes(1)),

@@ -6,6 +6,16 @@ public let runsUnderSanitizer = ["__tsan_init", "__asan_init"].contains { (name:
     dlsym(dlopen(nil, RTLD_NOW), name) != nil
 }
 
+/// `full`, or a `divisor`-th of it when a sanitizer is linked in (``runsUnderSanitizer``).
+///
+/// For the long races and the leak tests' loops. A sanitizer instruments every allocation and
+/// memory access: it slows each operation of a race 10–20 times (the 8-thread lock races on two
+/// cores), and reports an unguarded pair of accesses the first time it sees one, not after many.
+/// The plain run keeps the full size.
+public func reducedUnderSanitizer(_ full: Int, by divisor: Int) -> Int {
+    runsUnderSanitizer ? full / divisor : full
+}
+
 /// Counts the ``Tracked`` values (or any other instances) made and released.
 ///
 /// Its lock is Foundation's, not Baton's: the counts that judge Baton's code do not lean on it.
