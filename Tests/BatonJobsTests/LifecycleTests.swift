@@ -45,9 +45,14 @@ import Testing
             try? job.start()
             job.completion = { _ in }
         }
+        // An optimised build drops a precondition's message: there only the stop is checked.
+        #if DEBUG
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("finished-job"), "stderr: \(message)")
         #expect(message.contains("already finished"))
+        #else
+        _ = result
+        #endif
     }
 
     // MARK: Cancellation

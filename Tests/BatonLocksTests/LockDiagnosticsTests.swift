@@ -4,8 +4,9 @@ import Testing
 @testable import BatonLocks
 
 // These tests change process-wide switches, so they run one at a time; other suites may run
-// beside them, which is why every check looks only at reports about its own locks.
-@Suite("Lock diagnostics", .serialized)
+// beside them, which is why every check looks only at reports about its own locks. The order
+// check is on for them in release builds too (it is on by default in debug builds only).
+@Suite("Lock diagnostics", .serialized, .lockOrderCheckOn)
 struct LockDiagnosticsTests {
     /// Runs `body` on a thread of its own and waits for it, so that two orders are seen on two
     /// different threads, one after the other: never at the same time, so never a deadlock.
