@@ -364,8 +364,10 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         for (index, result) in results.enumerated() {
             let fault = fault(index)
             switch fault.fault {
-            case "stall": #expect(result.error as? FutureError == .timedOut(after: .seconds(3)))
-            case "status": #expect(result.statusCode.map { [503, 429, 502, 504].contains($0) } == true)
+            case "stall":
+                #expect(result.error as? FutureError == .timedOut(after: .seconds(3)), "\(index): \(result)")
+            case "status":
+                #expect(result.statusCode.map { [503, 429, 502, 504].contains($0) } == true, "\(index): \(result)")
             default: #expect(lostConnection(result.error), "\(index) \(fault.fault)")
             }
         }
