@@ -28,10 +28,11 @@ import Dispatch
 /// without a lock order); observers, the completion handler and the body never run while it
 /// is held.
 ///
-/// Memory: a job keeps its dependencies (so it can read their results) and its dependents
-/// only until it finishes; a finished job holds no other job, so releasing a long finished
-/// chain does not recurse. A graph of jobs that never run (never added, never started, never
-/// cancelled and added) keeps itself alive through its edges.
+/// Memory: a job keeps its dependencies (so it can read their results) until it finishes, and a
+/// job keeps the queued jobs that wait for it until it finishes; a finished job holds no other
+/// job, so releasing a long finished chain does not recurse. Jobs outside any queue are not
+/// kept by what they wait for: a graph of jobs that never run is released when its owner lets
+/// go of it.
 ///
 /// - Warning: Observers and the completion handler run on the thread that made the transition
 ///   or finished the job. They may call back into this job or its queue, but must not wait for
@@ -85,7 +86,7 @@ open class Job: CustomStringConvertible {
     /// Whether ``Job/cancel()`` was called (or a dependency's failure cancelled the job). A running
     /// body should check it and stop early.
     public var isCancelled: Bool {
-        JobGraph.lock.withLock { machine.cancellation != nil }
+        JobGraph.lock.withLock { machine.effectiveCancellation != nil }
     }
 
     /// Whether the job has finished, in whatever way.
@@ -120,7 +121,9 @@ open class Job: CustomStringConvertible {
                     machine.phase = .ready(effective)
                     queue.machine.ready[effective.rawValue].append(self)
                 }
-                for dependency in machine.dependencies where !dependency.machine.isFinished {
+                for index in 0..<machine.dependencies.count {
+                    let dependency = machine.dependencies[index]
+                    guard !dependency.machine.isFinished else { continue }
                     JobGraph.raisePriorityLocked(dependency, to: effective)
                 }
             }
@@ -134,7 +137,8 @@ open class Job: CustomStringConvertible {
     }
 
     /// What the job does when a dependency fails or is cancelled: `.cancel` (the default) or
-    /// `.run`. Takes effect for dependencies that finish after it is set.
+    /// `.run`. Takes effect for dependencies that finish after it is set; for dependencies that
+    /// finished while the job was outside a queue, when it is added to one, started or observed.
     public var dependencyFailurePolicy: DependencyFailurePolicy {
         get { JobGraph.lock.withLock { machine.failurePolicy } }
         set { JobGraph.lock.withLock { machine.failurePolicy = newValue } }
@@ -148,9 +152,9 @@ open class Job: CustomStringConvertible {
     /// that has finished already is satisfied at once (and, if it failed, applies the
     /// ``Job/dependencyFailurePolicy``).
     ///
-    /// - Complexity: O(1) when this job has no dependents yet, the usual way of building a
-    ///   graph; otherwise at most twice the smaller of the unfinished jobs upstream of `job`
-    ///   and downstream of this one (the cycle check).
+    /// - Complexity: O(1) when nothing depends on this job yet (the usual way of building a
+    ///   graph) or `job` has no dependencies; otherwise linear in the unfinished jobs upstream
+    ///   of `job` (the cycle check).
     /// - Throws: ``JobError/selfDependency(job:)``; ``JobError/dependencyCycle(cycle:)`` naming
     ///   every job on the cycle, when `job` already waits (transitively) for this one;
     ///   ``JobError/alreadyExecuting(job:)`` or ``JobError/alreadyFinished(job:)`` when this
@@ -176,7 +180,7 @@ open class Job: CustomStringConvertible {
     /// The jobs this one waits for (or waited for), in the order added. Empty once the job has
     /// finished: a finished job lets go of its dependencies.
     public var dependencies: [Job] {
-        JobGraph.lock.withLock { machine.dependencies }
+        JobGraph.lock.withLock { machine.dependencies.array }
     }
 
     /// The values of this job's dependencies that produced a value of type `Output` and
@@ -225,9 +229,9 @@ open class Job: CustomStringConvertible {
             case .waiting, .ready: throw .ownedByQueue(job: description, queue: machine.queue?.name ?? "?")
             case .idle: break
             }
-            if machine.unfinishedDependencies > 0 {
-                throw .notReady(job: description, unfinishedDependencies: machine.unfinishedDependencies)
-            }
+            let unfinished = machine.unfinishedCount
+            if unfinished > 0 { throw .notReady(job: description, unfinishedDependencies: unfinished) }
+            JobGraph.linkLocked(self, strongly: false)  // applies the failure policy; nothing to list
             if let reason = machine.cancellation {
                 JobGraph.finishLocked(self, .cancelled(reason), &fx)
                 JobGraph.finalizePendingLocked(&fx)
@@ -257,6 +261,8 @@ open class Job: CustomStringConvertible {
     public func observe(_ handler: @escaping @Sendable (JobState) -> Void) {
         var fx = JobEffects()
         JobGraph.lock.withLock {
+            // Outside a queue, the job must hear its dependencies finish to report `.ready`.
+            if machine.isIdle && !machine.linked { JobGraph.linkLocked(self, strongly: false) }
             let current = machine.state
             if !machine.isFinished { machine.observers.append(handler) }
             machine.outbox.append(.state(current, [handler]))

@@ -137,7 +137,7 @@ public final class JobQueue: Sendable {
 
     /// The jobs added and not yet finished (including their completion handlers).
     public var jobCount: Int {
-        JobGraph.lock.withLock { core.machine.members.count }
+        JobGraph.lock.withLock { core.machine.memberCount }
     }
 
     /// Blocks until the queue has no unfinished job: every job added so far has finished and
@@ -148,7 +148,7 @@ public final class JobQueue: Sendable {
     @available(*, noasync, message: "blocks the thread; use `await allJobsFinished()`", renamed: "allJobsFinished()")
     public func waitUntilAllJobsAreFinished() {
         let semaphore: DispatchSemaphore? = JobGraph.lock.withLock {
-            if core.machine.members.isEmpty { return nil }
+            if core.machine.memberCount == 0 { return nil }
             let semaphore = DispatchSemaphore(value: 0)
             core.machine.waiters.append(.semaphore(semaphore))
             return semaphore
@@ -161,7 +161,7 @@ public final class JobQueue: Sendable {
     public func allJobsFinished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = JobGraph.lock.withLock {
-                if core.machine.members.isEmpty { return true }
+                if core.machine.memberCount == 0 { return true }
                 core.machine.waiters.append(.continuation(continuation))
                 return false
             }

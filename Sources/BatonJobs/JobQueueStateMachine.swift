@@ -7,9 +7,15 @@ struct JobQueueStateMachine {
     var ready: [FIFO<Job>] = Array(repeating: FIFO(), count: JobPriority.allCases.count)
     /// Jobs that are `.ready` in this queue: the live entries of `ready`.
     var readyCount = 0
-    /// Jobs added and not yet finalized, each at its `memberIndex`; for `cancelAll` and
-    /// `jobCount`, and waking `waitUntilAllJobsAreFinished` when it empties.
-    var members: [Job] = []
+    /// Jobs added and not yet finalized, oldest first, for `cancelAll` and `jobCount`, and
+    /// waking `waitUntilAllJobsAreFinished` when it empties: a list threaded through the jobs
+    /// (``JobStateMachine/previousMember`` and ``JobStateMachine/nextMember``) that holds one
+    /// retain per job from ``join(_:)`` to ``leave(_:)``. Leaving touches only the job's
+    /// neighbours, so a worker finishing an old job does not write to the newest one, which the
+    /// thread adding jobs has just written (an array with swap-removal would).
+    private var firstMember: Unmanaged<Job>?
+    private var lastMember: Unmanaged<Job>?
+    private(set) var memberCount = 0
     /// Slots in use: workers dispatched or running, plus `AsyncJob` bodies in flight.
     var active = 0
     /// Workers that are dispatched or between jobs and about to pop one: a new worker is only
@@ -17,6 +23,51 @@ struct JobQueueStateMachine {
     var searching = 0
     var suspended = false
     var waiters: [JobWaiter] = []
+
+    mutating func join(_ job: Job) {
+        let member = Unmanaged.passRetained(job)
+        job.machine.previousMember = lastMember
+        job.machine.nextMember = nil
+        if let lastMember {
+            lastMember.takeUnretainedValue().machine.nextMember = member
+        } else {
+            firstMember = member
+        }
+        lastMember = member
+        memberCount += 1
+    }
+
+    /// Takes `job` out of the list and gives up the list's retain; the caller still holds it.
+    mutating func leave(_ job: Job) {
+        let previous = job.machine.previousMember
+        let next = job.machine.nextMember
+        if let previous {
+            previous.takeUnretainedValue().machine.nextMember = next
+        } else {
+            firstMember = next
+        }
+        if let next {
+            next.takeUnretainedValue().machine.previousMember = previous
+        } else {
+            lastMember = previous
+        }
+        job.machine.previousMember = nil
+        job.machine.nextMember = nil
+        memberCount -= 1
+        Unmanaged.passUnretained(job).release()
+    }
+
+    /// The members, oldest first.
+    var members: [Job] {
+        var members: [Job] = []
+        members.reserveCapacity(memberCount)
+        var member = firstMember
+        while let current = member?.takeUnretainedValue() {
+            members.append(current)
+            member = current.machine.nextMember
+        }
+        return members
+    }
 
     mutating func pushReady(_ job: Job, _ level: JobPriority) {
         ready[level.rawValue].append(job)

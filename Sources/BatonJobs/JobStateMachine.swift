@@ -28,15 +28,29 @@ struct JobStateMachine {
     var phase = Phase.idle
     /// Non-nil once the job is cancelled, by request or through a dependency.
     var cancellation: JobCancellationReason?
-    /// Dependencies that have not finished; the job is ready at zero.
+    /// Dependencies that have not finished; the job is ready at zero. Exact only while the job
+    /// is `linked`; read ``unfinishedCount`` instead.
     var unfinishedDependencies = 0
     /// Strong references: a job keeps its dependencies (and their results) until it finishes.
-    var dependencies: [Job] = []
-    /// Weak references, dropped when this job finishes and has notified them. Weak because a
-    /// dependent already keeps this job: two unfinished jobs joined by an edge would otherwise
-    /// keep each other alive after their owner lets go of both. A dependent that matters is
-    /// held elsewhere (by its queue, or by whoever will add or start it).
-    var dependents: [WeakJob] = []
+    var dependencies = JobList()
+    /// The jobs in a queue that wait for this one, held strongly until this job finishes. A
+    /// queued job is alive anyway (its queue holds it), and strong links keep the side tables
+    /// that weak references need off the hot path. A job outside any queue is not listed: two
+    /// such jobs joined by an edge would otherwise keep each other alive after their owner lets
+    /// go of both.
+    var dependents = JobList()
+    /// Observed jobs outside any queue that wait for this one, held weakly, so that their
+    /// observers hear `.ready` when the last dependency finishes. Rare: a job only gets here
+    /// when something observes it before it is added to a queue.
+    var watchers: [WeakJob] = []
+    /// Whether the job's unfinished dependencies list it (in `dependents` or `watchers`) and
+    /// `unfinishedDependencies` is exact. A job becomes linked when it is added to a queue,
+    /// started, or observed; until then its dependencies do not know it, and its state is
+    /// counted from them when asked.
+    var linked = false
+    /// Whether some job has ever depended on this one. While false, no edge from this job can
+    /// close a cycle, and the cycle check is skipped.
+    var hasDependents = false
     var ownPriority: JobPriority
     /// The highest priority of a job waiting for this one (raised, never lowered).
     var inheritedPriority = JobPriority.veryLow
@@ -44,10 +58,15 @@ struct JobStateMachine {
     var failurePolicy = DependencyFailurePolicy.cancel
     var completion: (@Sendable (Job) -> Void)?
 
-    /// The queue that owns the job, from `add` until the job is finalized.
-    var queue: QueueCore?
-    /// The job's index in its queue's member list, for O(1) removal.
-    var memberIndex = -1
+    /// The queue that owns the job, from `add` until the job is finalized. Not retained: a
+    /// queue with members keeps itself alive (see ``QueueCore/enqueueLocked(_:_:)``), and
+    /// retaining it for every job would make the thread adding jobs and the workers finishing
+    /// them contend on its reference count.
+    unowned(unsafe) var queue: QueueCore?
+    /// The neighbours in the queue's member list (see ``JobQueueStateMachine/join(_:)``); the
+    /// list holds its own retain of each member, so these do not.
+    var previousMember: Unmanaged<Job>?
+    var nextMember: Unmanaged<Job>?
 
     var observers: [@Sendable (JobState) -> Void] = []
     var outbox: [Delivery] = []
@@ -60,19 +79,22 @@ struct JobStateMachine {
     var finalized = false
     var waiters: [JobWaiter] = []
 
-    /// Marks of the cycle search and of the duplicate check in `JobQueue.add`, by pass number
-    /// (see ``JobGraph/newMarkLocked()``).
+    /// The mark of the cycle search and of the duplicate check in `JobQueue.add`, by pass
+    /// number (see ``JobGraph/newMarkLocked()``).
     var forwardMark: UInt64 = 0
-    var backwardMark: UInt64 = 0
-    /// The job each search reached this one from; read only during the search that set it.
+    /// The job the cycle search reached this one from; read only during the search that set it.
     unowned(unsafe) var forwardParent: Job?
-    unowned(unsafe) var backwardParent: Job?
 
     init(priority: JobPriority) {
         ownPriority = priority
     }
 
     var effectivePriority: JobPriority { max(ownPriority, inheritedPriority) }
+
+    var isIdle: Bool {
+        if case .idle = phase { return true }
+        return false
+    }
 
     var isFinished: Bool {
         if case .finished = phase { return true }
@@ -86,10 +108,31 @@ struct JobStateMachine {
         }
     }
 
+    /// Dependencies that have not finished: kept while the job is linked, counted otherwise.
+    var unfinishedCount: Int {
+        linked ? unfinishedDependencies : dependencies.count { !$0.machine.isFinished }
+    }
+
+    /// The reason the job is cancelled, if it is; for a job that is not linked yet, including
+    /// the reason a dependency that failed or was cancelled will give it when it is linked.
+    var effectiveCancellation: JobCancellationReason? {
+        if let cancellation { return cancellation }
+        guard !linked, failurePolicy == .cancel else { return nil }
+        for index in 0..<dependencies.count {
+            let dependency = dependencies[index]
+            if case .finished(let outcome) = dependency.machine.phase,
+                let reason = JobGraph.cancellationReason(dependency, outcome)
+            {
+                return reason
+            }
+        }
+        return nil
+    }
+
     /// The public view of `phase`.
     var state: JobState {
         switch phase {
-        case .idle: unfinishedDependencies > 0 ? .pending : .ready
+        case .idle: unfinishedCount > 0 ? .pending : .ready
         case .waiting: .pending
         case .ready: .ready
         case .executing: .executing
@@ -125,7 +168,7 @@ enum JobWaiter {
     }
 }
 
-/// A job, held weakly: an entry in a dependency's list of dependents.
+/// A job, held weakly: an entry in a dependency's list of watchers.
 struct WeakJob {
     weak var job: Job?
 }

@@ -10,6 +10,8 @@ final class ClosureJob: Job {
     }
 
     override func main() throws {
+        // Taken rather than copied: the body is dropped here as soon as it returns.
+        let body = body.take()
         try body?()
     }
 

@@ -16,6 +16,9 @@ struct JobEffects {
     var releaseBodies: [Job] = []
     /// Executing jobs whose running body must hear of a cancellation (an `AsyncJob`'s task).
     var cancelBodies: [Job] = []
+    /// Queues whose last member left: the retain their members held, released after unlock
+    /// (which may free a queue its owner has dropped).
+    var emptiedQueues: [QueueCore] = []
 
     /// Does everything recorded, including what delivering an outbox records in turn.
     mutating func perform() {
@@ -40,6 +43,7 @@ struct JobEffects {
                 cancelBodies.removeAll(keepingCapacity: true)
                 for job in jobs { job.cancelRunningBody() }
             }
+            if !emptiedQueues.isEmpty { emptiedQueues.removeAll(keepingCapacity: true) }
             guard let job = deliver.popLast() else { return }
             JobGraph.drainOutbox(of: job, &self)
         }

@@ -78,15 +78,22 @@ enum JobGraph {
         // A job that ran dropped its body on the running thread; one that never ran drops it
         // here, exactly once, since a job is finalized once.
         if !job.machine.ran { fx.releaseBodies.append(job) }
-        var dependents: [WeakJob] = []
+        var dependents = JobList()
         swap(&dependents, &job.machine.dependents)
-        job.machine.dependencies = []
+        var watchers: [WeakJob] = []
+        swap(&watchers, &job.machine.watchers)
+        job.machine.dependencies = JobList()
         if !job.machine.waiters.isEmpty {
             fx.resume.append(contentsOf: job.machine.waiters)
             job.machine.waiters = []
         }
-        for case let dependent? in dependents.lazy.map(\.job) {
+        for index in 0..<dependents.count {
+            let dependent = dependents[index]
             dependencyFinishedLocked(dependent, job, outcome, &fx)
+        }
+        // A watcher that has been added to a queue since is among the dependents now.
+        for case let watcher? in watchers.lazy.map(\.job) where watcher.machine.isIdle {
+            dependencyFinishedLocked(watcher, job, outcome, &fx)
         }
         if let queue = job.machine.queue {
             queue.removeMemberLocked(job, &fx)
@@ -100,11 +107,7 @@ enum JobGraph {
     ) {
         guard !job.machine.isFinished else { return }  // cancelled before its dependencies finished
         job.machine.unfinishedDependencies -= 1
-        if job.machine.cancellation == nil, job.machine.failurePolicy == .cancel,
-            let reason = cancellationReason(dependency, outcome)
-        {
-            job.machine.cancellation = reason
-        }
+        applyFailurePolicyLocked(job, dependency, outcome)
         switch job.machine.phase {
         case .waiting, .ready:
             if let reason = job.machine.cancellation {
@@ -116,6 +119,46 @@ enum JobGraph {
             if job.machine.unfinishedDependencies == 0, job.machine.emit(.ready) { fx.deliver.append(job) }
         case .executing, .finished:
             break
+        }
+    }
+
+    /// Cancels `job` if its policy is `.cancel` and `dependency` failed or was cancelled, unless
+    /// it is cancelled already. Returns whether it did.
+    @discardableResult
+    static func applyFailurePolicyLocked(_ job: Job, _ dependency: Job, _ outcome: JobOutcome) -> Bool {
+        guard job.machine.cancellation == nil, job.machine.failurePolicy == .cancel,
+            let reason = cancellationReason(dependency, outcome)
+        else { return false }
+        job.machine.cancellation = reason
+        return true
+    }
+
+    /// Makes `job` hear from its dependencies: its count of unfinished ones becomes exact, and
+    /// each unfinished one lists it, strongly when `strongly` (the job is being added to a
+    /// queue, which keeps it alive anyway) and weakly otherwise (the job is observed outside a
+    /// queue). Dependencies that finished while the job was not linked apply the failure
+    /// policy now, in the order they were added. A job being added that is cancelled already
+    /// finishes at once, so it is listed nowhere.
+    static func linkLocked(_ job: Job, strongly: Bool) {
+        if !job.machine.linked {
+            job.machine.linked = true
+            var unfinished = 0
+            for index in 0..<job.machine.dependencies.count {
+                let dependency = job.machine.dependencies[index]
+                if case .finished(let outcome) = dependency.machine.phase {
+                    applyFailurePolicyLocked(job, dependency, outcome)
+                } else {
+                    unfinished += 1
+                    if !strongly { dependency.machine.watchers.append(WeakJob(job: job)) }
+                }
+            }
+            job.machine.unfinishedDependencies = unfinished
+        }
+        guard strongly, job.machine.cancellation == nil, job.machine.unfinishedDependencies > 0 else { return }
+        for index in 0..<job.machine.dependencies.count {
+            let dependency = job.machine.dependencies[index]
+            guard !dependency.machine.isFinished else { continue }
+            dependency.machine.dependents.append(job)
         }
     }
 
@@ -145,7 +188,10 @@ enum JobGraph {
     /// `isCancelled`; one outside a queue finishes as cancelled when it is added or started.
     static func cancelLocked(_ job: Job, _ fx: inout JobEffects) {
         if job.machine.isFinished { return }
-        if job.machine.cancellation == nil { job.machine.cancellation = .requested }
+        // A failed dependency's reason comes first, even when the job has not applied it yet.
+        if job.machine.cancellation == nil {
+            job.machine.cancellation = job.machine.effectiveCancellation ?? .requested
+        }
         switch job.machine.phase {
         case .waiting, .ready:
             finishLocked(job, .cancelled(job.machine.cancellation!), &fx)
@@ -204,15 +250,11 @@ enum JobGraph {
         case .idle, .waiting, .ready: break
         }
         if case .finished(let outcome) = dependency.machine.phase {
-            // Already satisfied: kept only so the job can read the result.
+            // Already satisfied: kept only so the job can read the result. A job that is not
+            // linked applies the failure policy when it is.
             job.machine.dependencies.append(dependency)
-            if job.machine.cancellation == nil, job.machine.failurePolicy == .cancel,
-                let reason = cancellationReason(dependency, outcome)
-            {
-                job.machine.cancellation = reason
-                if job.machine.queue != nil {
-                    finishLocked(job, .cancelled(reason), &fx)
-                }
+            if job.machine.linked, applyFailurePolicyLocked(job, dependency, outcome), job.machine.queue != nil {
+                finishLocked(job, .cancelled(job.machine.cancellation!), &fx)
             }
             return
         }
@@ -220,7 +262,14 @@ enum JobGraph {
             throw .dependencyCycle(cycle: cycle.map(\.description))
         }
         job.machine.dependencies.append(dependency)
-        dependency.machine.dependents.append(WeakJob(job: job))
+        dependency.machine.hasDependents = true
+        defer { raisePriorityLocked(dependency, to: job.machine.effectivePriority) }
+        guard job.machine.linked else { return }
+        if job.machine.queue != nil {
+            dependency.machine.dependents.append(job)
+        } else {
+            dependency.machine.watchers.append(WeakJob(job: job))
+        }
         job.machine.unfinishedDependencies += 1
         if job.machine.unfinishedDependencies == 1 {
             if case .ready = job.machine.phase, let queue = job.machine.queue {
@@ -229,7 +278,6 @@ enum JobGraph {
             }
             if job.machine.emit(.pending) { fx.deliver.append(job) }
         }
-        raisePriorityLocked(dependency, to: job.machine.effectivePriority)
     }
 
     /// Removes every edge `job` waits for `dependency`; a job whose last unfinished dependency
@@ -239,8 +287,12 @@ enum JobGraph {
         let before = job.machine.dependencies.count
         job.machine.dependencies.removeAll { $0 === dependency }
         let removed = before - job.machine.dependencies.count
-        guard removed > 0, !dependency.machine.isFinished else { return }
-        dependency.machine.dependents.removeAll { $0.job === job || $0.job == nil }
+        guard removed > 0, !dependency.machine.isFinished, job.machine.linked else { return }
+        if job.machine.queue != nil {
+            dependency.machine.dependents.removeAll { $0 === job }
+        } else {
+            dependency.machine.watchers.removeAll { $0.job === job || $0.job == nil }
+        }
         job.machine.unfinishedDependencies -= removed
         guard job.machine.unfinishedDependencies == 0 else { return }
         switch job.machine.phase {
@@ -264,7 +316,9 @@ enum JobGraph {
                 next.machine.phase = .ready(priority)
                 queue.machine.ready[priority.rawValue].append(next)
             }
-            for dependency in next.machine.dependencies where !dependency.machine.isFinished {
+            for index in 0..<next.machine.dependencies.count {
+                let dependency = next.machine.dependencies[index]
+                guard !dependency.machine.isFinished else { continue }
                 work.append(dependency)
             }
         }
@@ -273,27 +327,24 @@ enum JobGraph {
     /// The cycle that the edge `job` → `dependency` would close, or nil.
     ///
     /// The edge closes a cycle exactly when `dependency` already waits, transitively, for
-    /// `job`. Two searches answer that: forward from `dependency` along what it waits for,
-    /// and backward from `job` along what waits for it. They take turns one job at a time and
-    /// the first to finish decides, so the cost is at most twice the smaller side. Building a
-    /// graph in the usual order (a new job gets its dependencies before anything depends on
-    /// it) makes the backward side empty and the check O(1). Finished jobs are skipped: they
-    /// have dropped their edges and cannot be on a cycle.
+    /// `job`: a depth-first search from `dependency` along what it waits for answers that.
+    /// Building a graph in the usual order (a new job gets its dependencies before anything
+    /// depends on it), or back to front (a job gets dependents before its own dependencies),
+    /// skips the search. Finished jobs are skipped: they have dropped their edges and cannot be
+    /// on a cycle.
     ///
     /// - Returns: The jobs on the cycle, starting with `job`, then `dependency`, each waiting
     ///   for the next, the last waiting for `job`.
     private static func cycleLocked(adding job: Job, dependsOn dependency: Job) -> [Job]? {
-        if job.machine.dependents.isEmpty || dependency.machine.unfinishedDependencies == 0 { return nil }
+        guard job.machine.hasDependents, !dependency.machine.dependencies.isEmpty else { return nil }
         let mark = newMarkLocked()
-        var forward = [dependency]
-        var backward = [job]
+        var stack = [dependency]
         dependency.machine.forwardMark = mark
         dependency.machine.forwardParent = nil
-        job.machine.backwardMark = mark
-        job.machine.backwardParent = nil
-        while !forward.isEmpty && !backward.isEmpty {
-            let waiting = forward.removeLast()
-            for next in waiting.machine.dependencies where !next.machine.isFinished {
+        while let waiting = stack.popLast() {
+            for index in 0..<waiting.machine.dependencies.count {
+                let next = waiting.machine.dependencies[index]
+                guard !next.machine.isFinished else { continue }
                 if next === job {
                     var path: [Job] = []
                     var step: Job? = waiting
@@ -306,24 +357,7 @@ enum JobGraph {
                 if next.machine.forwardMark != mark {
                     next.machine.forwardMark = mark
                     next.machine.forwardParent = waiting
-                    forward.append(next)
-                }
-            }
-            let awaited = backward.removeLast()
-            for case let waiter? in awaited.machine.dependents.lazy.map(\.job) where !waiter.machine.isFinished {
-                if waiter === dependency {
-                    var path = [job, dependency]
-                    var step: Job? = awaited
-                    while let current = step, current !== job {
-                        path.append(current)
-                        step = current.machine.backwardParent
-                    }
-                    return path
-                }
-                if waiter.machine.backwardMark != mark {
-                    waiter.machine.backwardMark = mark
-                    waiter.machine.backwardParent = awaited
-                    backward.append(waiter)
+                    stack.append(next)
                 }
             }
         }

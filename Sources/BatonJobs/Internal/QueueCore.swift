@@ -27,10 +27,15 @@ final class QueueCore {
 
     /// Takes ownership of a job outside any queue: it is ready, waiting, or (cancelled
     /// already) finished at once.
+    ///
+    /// A queue with members keeps itself alive, so that jobs can point to it without retaining
+    /// it and a queue its owner dropped still finishes its jobs: the first member takes a
+    /// retain that the last one to leave gives back (after unlock, through `fx`).
     func enqueueLocked(_ job: Job, _ fx: inout JobEffects) {
+        if machine.memberCount == 0 { _ = Unmanaged.passUnretained(self).retain() }
         job.machine.queue = self
-        job.machine.memberIndex = machine.members.count
-        machine.members.append(job)
+        machine.join(job)
+        JobGraph.linkLocked(job, strongly: true)
         if let reason = job.machine.cancellation {
             job.machine.phase = .waiting
             JobGraph.finishLocked(job, .cancelled(reason), &fx)
@@ -42,17 +47,14 @@ final class QueueCore {
     }
 
     func removeMemberLocked(_ job: Job, _ fx: inout JobEffects) {
-        let index = job.machine.memberIndex
-        let last = machine.members.removeLast()
-        if last !== job {
-            machine.members[index] = last
-            last.machine.memberIndex = index
-        }
-        job.machine.memberIndex = -1
-        if machine.members.isEmpty && !machine.waiters.isEmpty {
+        machine.leave(job)
+        guard machine.memberCount == 0 else { return }
+        if !machine.waiters.isEmpty {
             fx.resume.append(contentsOf: machine.waiters)
             machine.waiters = []
         }
+        // The members' retain passes to `fx`, which lets go of it after unlock.
+        fx.emptiedQueues.append(Unmanaged.passUnretained(self).takeRetainedValue())
     }
 
     /// Starts workers for ready jobs that no worker is about to pick up, within the limit.
