@@ -15,8 +15,24 @@ import Musl
 /// readers-writers experiment.
 protocol SharedDictionary: AnyObject, Sendable {
     init(_ initial: [Int: Int])
-    func read(_ key: Int) -> Int?
+    /// Runs `body` on the dictionary under the contender's read (or only) lock.
+    func withRead<Result>(_ body: ([Int: Int]) -> Result) -> Result
     func write(_ key: Int, _ value: Int)
+}
+
+extension SharedDictionary {
+    /// One value: the short read section.
+    func read(_ key: Int) -> Int? { withRead { $0[key] } }
+
+    /// The sum of `span` consecutive keys from `key` on: a longer read section, as when a
+    /// reader walks part of a shared table.
+    func readSpan(from key: Int, _ span: Int) -> Int {
+        withRead { dictionary in
+            var sum = 0
+            for offset in 0..<span { sum &+= dictionary[(key &+ offset) & (dictionarySize - 1)] ?? 0 }
+            return sum
+        }
+    }
 }
 
 // Each class below guards `dictionary` with the lock or queue it is named after, which makes
@@ -27,10 +43,10 @@ final class NSLockDictionary: SharedDictionary, @unchecked Sendable {
     private let lock = NSLock()
     @exclusivity(unchecked) private var dictionary: [Int: Int]
     init(_ initial: [Int: Int]) { dictionary = initial }
-    func read(_ key: Int) -> Int? {
+    func withRead<Result>(_ body: ([Int: Int]) -> Result) -> Result {
         lock.lock()
         defer { lock.unlock() }
-        return dictionary[key]
+        return body(dictionary)
     }
     func write(_ key: Int, _ value: Int) {
         lock.lock()
@@ -52,10 +68,10 @@ final class PthreadMutexDictionary: SharedDictionary, @unchecked Sendable {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }
-    func read(_ key: Int) -> Int? {
+    func withRead<Result>(_ body: ([Int: Int]) -> Result) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return dictionary[key]
+        return body(dictionary)
     }
     func write(_ key: Int, _ value: Int) {
         pthread_mutex_lock(mutex)
@@ -77,10 +93,10 @@ final class PthreadRWLockDictionary: SharedDictionary, @unchecked Sendable {
         pthread_rwlock_destroy(rwlock)
         rwlock.deallocate()
     }
-    func read(_ key: Int) -> Int? {
+    func withRead<Result>(_ body: ([Int: Int]) -> Result) -> Result {
         pthread_rwlock_rdlock(rwlock)
         defer { pthread_rwlock_unlock(rwlock) }
-        return dictionary[key]
+        return body(dictionary)
     }
     func write(_ key: Int, _ value: Int) {
         pthread_rwlock_wrlock(rwlock)
@@ -93,7 +109,7 @@ final class PthreadRWLockDictionary: SharedDictionary, @unchecked Sendable {
 final class StdlibMutexDictionary: SharedDictionary, Sendable {
     private let mutex: Mutex<[Int: Int]>
     init(_ initial: [Int: Int]) { mutex = Mutex(initial) }
-    func read(_ key: Int) -> Int? { mutex.withLock { $0[key] } }
+    func withRead<Result>(_ body: ([Int: Int]) -> Result) -> Result { mutex.withLock { body($0) } }
     func write(_ key: Int, _ value: Int) { mutex.withLock { $0[key] = value } }
 }
 
@@ -101,7 +117,7 @@ final class BarrierQueueDictionary: SharedDictionary, @unchecked Sendable {
     private let queue = DispatchQueue(label: "bench.barrier", attributes: .concurrent)
     @exclusivity(unchecked) private var dictionary: [Int: Int]
     init(_ initial: [Int: Int]) { dictionary = initial }
-    func read(_ key: Int) -> Int? { queue.sync { dictionary[key] } }
+    func withRead<Result>(_ body: ([Int: Int]) -> Result) -> Result { queue.sync { body(dictionary) } }
     func write(_ key: Int, _ value: Int) { queue.sync(flags: .barrier) { dictionary[key] = value } }
 }
 
@@ -109,7 +125,7 @@ final class SerialQueueDictionary: SharedDictionary, @unchecked Sendable {
     private let queue = DispatchQueue(label: "bench.serial")
     @exclusivity(unchecked) private var dictionary: [Int: Int]
     init(_ initial: [Int: Int]) { dictionary = initial }
-    func read(_ key: Int) -> Int? { queue.sync { dictionary[key] } }
+    func withRead<Result>(_ body: ([Int: Int]) -> Result) -> Result { queue.sync { body(dictionary) } }
     func write(_ key: Int, _ value: Int) { queue.sync { dictionary[key] = value } }
 }
 
@@ -117,7 +133,7 @@ final class BatonLockDictionary: SharedDictionary, @unchecked Sendable {
     private let lock = Lock()
     @exclusivity(unchecked) private var dictionary: [Int: Int]
     init(_ initial: [Int: Int]) { dictionary = initial }
-    func read(_ key: Int) -> Int? { lock.withLock { dictionary[key] } }
+    func withRead<Result>(_ body: ([Int: Int]) -> Result) -> Result { lock.withLock { body(dictionary) } }
     func write(_ key: Int, _ value: Int) { lock.withLock { dictionary[key] = value } }
 }
 
@@ -125,14 +141,14 @@ final class BatonReadWriteLockDictionary: SharedDictionary, @unchecked Sendable 
     private let lock = ReadWriteLock()
     @exclusivity(unchecked) private var dictionary: [Int: Int]
     init(_ initial: [Int: Int]) { dictionary = initial }
-    func read(_ key: Int) -> Int? { lock.withReadLock { dictionary[key] } }
+    func withRead<Result>(_ body: ([Int: Int]) -> Result) -> Result { lock.withReadLock { body(dictionary) } }
     func write(_ key: Int, _ value: Int) { lock.withWriteLock { dictionary[key] = value } }
 }
 
 final class BatonProtectedDictionary: SharedDictionary, Sendable {
     private let protected: Protected<[Int: Int]>
     init(_ initial: [Int: Int]) { protected = Protected(initial) }
-    func read(_ key: Int) -> Int? { protected.read { $0[key] } }
+    func withRead<Result>(_ body: ([Int: Int]) -> Result) -> Result { protected.read { body($0) } }
     func write(_ key: Int, _ value: Int) { protected.write { $0[key] = value } }
 }
 
@@ -143,15 +159,15 @@ struct LockContender: Sendable {
     /// Slow contenders run this fraction of the operations so a full run stays within minutes;
     /// the reported figure is per operation either way.
     let share: Double
-    let measure: @Sendable (_ writers: Int, _ readers: Int, _ operations: Int) -> Double
+    let measure: @Sendable (_ writers: Int, _ readers: Int, _ readSpan: Int, _ operations: Int) -> Double
     let measureUncontended: @Sendable (_ write: Bool, _ operations: Int) -> Double
 
     init<D: SharedDictionary>(_ name: String, baton: Bool = false, share: Double = 1, _ type: D.Type) {
         self.name = name
         self.baton = baton
         self.share = share
-        measure = { writers, readers, operations in
-            measureMix(D.self, writers: writers, readers: readers, operations: operations)
+        measure = { writers, readers, readSpan, operations in
+            measureMix(D.self, writers: writers, readers: readers, readSpan: readSpan, operations: operations)
         }
         measureUncontended = { write, operations in
             measureSingleThread(D.self, write: write, operations: operations)
@@ -193,9 +209,10 @@ private func randomKeys(seed: UInt64) -> [Int] {
 }
 
 /// Mean wall time per operation, in nanoseconds, with `writers` + `readers` threads each doing
-/// `operations` random writes or reads on one shared dictionary.
+/// `operations` random writes or reads on one shared dictionary; a read looks up one key, or
+/// sums `readSpan` consecutive keys when that is above 1.
 private func measureMix<D: SharedDictionary>(
-    _ type: D.Type, writers: Int, readers: Int, operations: Int
+    _ type: D.Type, writers: Int, readers: Int, readSpan: Int, operations: Int
 ) -> Double {
     let shared = D(initialDictionary())
     var bodies: [@Sendable () -> Void] = []
@@ -208,7 +225,11 @@ private func measureMix<D: SharedDictionary>(
         } else {
             bodies.append {
                 var sum = 0
-                for i in 0..<operations { sum &+= shared.read(keys[i & (keysPerThread - 1)]) ?? 0 }
+                if readSpan > 1 {
+                    for i in 0..<operations { sum &+= shared.readSpan(from: keys[i & (keysPerThread - 1)], readSpan) }
+                } else {
+                    for i in 0..<operations { sum &+= shared.read(keys[i & (keysPerThread - 1)]) ?? 0 }
+                }
                 blackHole(sum)
             }
         }

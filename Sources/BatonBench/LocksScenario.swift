@@ -5,8 +5,12 @@ public struct LocksScenario: Scenario {
     public let name = "locks"
     public let summary = "readers-writers on a shared [Int: Int]: Baton's locks vs NSLock, pthread, Mutex, GCD"
 
-    /// The mixes of the classic experiment, as (writers, readers).
-    static let mixes: [(writers: Int, readers: Int)] = [(3, 10), (1, 10), (5, 5), (10, 1)]
+    /// The mixes of the classic experiment, as (writers, readers, keys a read sums): one key
+    /// per read, and 1w/10r again with reads that sum 32 keys (a longer read section).
+    static let mixes: [(writers: Int, readers: Int, readSpan: Int)] = [
+        (3, 10, 1), (1, 10, 1), (1, 10, longReadSpan), (5, 5, 1), (10, 1, 1),
+    ]
+    static let longReadSpan = 32
 
     /// Operations per thread in a full run.
     static let operationsPerThread = 100_000
@@ -33,11 +37,11 @@ public struct LocksScenario: Scenario {
         // contender rather than every rep of one.
         for rep in 1...options.reps {
             for mix in Self.mixes {
-                let label = "\(mix.writers)w/\(mix.readers)r"
+                let label = "\(mix.writers)w/\(mix.readers)r" + (mix.readSpan > 1 ? " long reads" : "")
                 for contender in contenders {
                     progress("locks: rep \(rep)/\(options.reps) \(label) \(contender.name)")
                     let operations = options.count(Int(Double(Self.operationsPerThread) * contender.share), minimum: 10)
-                    record(label, contender, contender.measure(mix.writers, mix.readers, operations))
+                    record(label, contender, contender.measure(mix.writers, mix.readers, mix.readSpan, operations))
                 }
             }
             for write in [false, true] {
@@ -58,6 +62,7 @@ public struct LocksScenario: Scenario {
             notes: [
                 "Mean wall time per operation: total wall time of all threads ÷ all operations, lower is better.",
                 "Each thread does \(options.count(Self.operationsPerThread, minimum: 10)) random reads or writes on 1,024 keys; the single-thread cases \(options.count(Self.uncontendedOperations, minimum: 10)).",
+                "A read looks up one key; in \"long reads\" it sums \(Self.longReadSpan) consecutive keys under the read lock, a longer read section.",
                 "Slow anchors run a share of those operations so a full run stays short: \(shares.joined(separator: ", ")).",
             ])
     }

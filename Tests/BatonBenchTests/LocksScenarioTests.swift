@@ -18,7 +18,9 @@ import FoundationXML
 
     @Test func everyCaseHasEveryContender() {
         let report = Self.report
-        let expectedCases = ["3w/10r", "1w/10r", "5w/5r", "10w/1r", "uncontended read", "uncontended write"]
+        let expectedCases = [
+            "3w/10r", "1w/10r", "1w/10r long reads", "5w/5r", "10w/1r", "uncontended read", "uncontended write",
+        ]
         #expect(report.cases == expectedCases)
         #expect(report.contenders.contains("ReadWriteLock"))
         #expect(report.contenders.contains("GCD concurrent+barrier"))
@@ -31,6 +33,21 @@ import FoundationXML
         }
         let baton = Set(report.results.filter(\.baton).map(\.contender))
         #expect(baton == ["Lock", "ReadWriteLock", "Protected"])
+    }
+
+    /// A long read sums consecutive keys under the read lock, wrapping at the table's end, the
+    /// same way through every contender.
+    @Test func longReadsSumConsecutiveKeys() {
+        let initial = Dictionary(uniqueKeysWithValues: (0..<dictionarySize).map { ($0, $0) })
+        let dictionaries: [any SharedDictionary] = [
+            NSLockDictionary(initial), PthreadRWLockDictionary(initial), BarrierQueueDictionary(initial),
+            BatonReadWriteLockDictionary(initial), BatonProtectedDictionary(initial),
+        ]
+        for dictionary in dictionaries {
+            #expect(dictionary.readSpan(from: 10, 4) == 10 + 11 + 12 + 13, "\(type(of: dictionary))")
+            #expect(dictionary.readSpan(from: 1022, 4) == 1022 + 1023 + 0 + 1, "\(type(of: dictionary))")
+            #expect(dictionary.read(7) == 7)
+        }
     }
 
     @Test func tableListsEveryContenderAndRatio() {
