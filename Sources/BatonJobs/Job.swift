@@ -264,8 +264,9 @@ open class Job: CustomStringConvertible {
             // Outside a queue, the job must hear its dependencies finish to report `.ready`.
             if machine.isIdle && !machine.linked { JobGraph.linkLocked(self, strongly: false) }
             let current = machine.state
-            if !machine.isFinished { machine.observers.append(handler) }
-            machine.outbox.append(.state(current, [handler]))
+            let extras = machine.makeExtras()
+            if !machine.isFinished { extras.observers.append(handler) }
+            extras.outbox.append(.state(current, [handler]))
             if machine.becomeDeliverer() { fx.deliver.append(self) }
         }
         fx.perform()
@@ -288,14 +289,14 @@ open class Job: CustomStringConvertible {
     /// - Precondition: Set it before the job starts; setting it on a job that is executing or
     ///   finished stops the program with a message naming the job.
     public var completion: (@Sendable (Job) -> Void)? {
-        get { JobGraph.lock.withLock { machine.completion } }
+        get { JobGraph.lock.withLock { machine.extras?.completion } }
         set {
             let refused: String? = JobGraph.lock.withLock {
                 switch machine.phase {
                 case .executing: return "executing"
                 case .finished: return "finished"
                 case .idle, .waiting, .ready:
-                    machine.completion = newValue
+                    machine.makeExtras().completion = newValue
                     return nil
                 }
             }
@@ -317,7 +318,7 @@ open class Job: CustomStringConvertible {
         let semaphore: DispatchSemaphore? = JobGraph.lock.withLock {
             if machine.finalized { return nil }
             let semaphore = DispatchSemaphore(value: 0)
-            machine.waiters.append(.semaphore(semaphore))
+            machine.makeExtras().waiters.append(.semaphore(semaphore))
             return semaphore
         }
         semaphore?.wait()
@@ -329,7 +330,7 @@ open class Job: CustomStringConvertible {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = JobGraph.lock.withLock {
                 if machine.finalized { return true }
-                machine.waiters.append(.continuation(continuation))
+                machine.makeExtras().waiters.append(.continuation(continuation))
                 return false
             }
             if done { continuation.resume() }

@@ -100,6 +100,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func addJob(priority: JobPriority = .normal, _ body: @escaping @Sendable () throws -> Void) -> Job {
         let job = ClosureJob(priority: priority, body)
+        let core = core
         var fx = JobEffects()
         JobGraph.lock.withLock {
             core.enqueueLocked(job, &fx)

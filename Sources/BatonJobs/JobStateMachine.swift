@@ -39,11 +39,8 @@ struct JobStateMachine {
     /// such jobs joined by an edge would otherwise keep each other alive after their owner lets
     /// go of both.
     var dependents = JobList()
-    /// Observed jobs outside any queue that wait for this one, held weakly, so that their
-    /// observers hear `.ready` when the last dependency finishes. Rare: a job only gets here
-    /// when something observes it before it is added to a queue.
-    var watchers: [WeakJob] = []
-    /// Whether the job's unfinished dependencies list it (in `dependents` or `watchers`) and
+    /// Whether the job's unfinished dependencies list it (in `dependents` or
+    /// ``Extras/watchers``) and
     /// `unfinishedDependencies` is exact. A job becomes linked when it is added to a queue,
     /// started, or observed; until then its dependencies do not know it, and its state is
     /// counted from them when asked.
@@ -56,7 +53,6 @@ struct JobStateMachine {
     var inheritedPriority = JobPriority.veryLow
     var qualityOfService: JobQualityOfService?
     var failurePolicy = DependencyFailurePolicy.cancel
-    var completion: (@Sendable (Job) -> Void)?
 
     /// The queue that owns the job, from `add` until the job is finalized. Not retained: a
     /// queue with members keeps itself alive (see ``QueueCore/enqueueLocked(_:_:)``), and
@@ -68,16 +64,12 @@ struct JobStateMachine {
     var previousMember: Unmanaged<Job>?
     var nextMember: Unmanaged<Job>?
 
-    var observers: [@Sendable (JobState) -> Void] = []
-    var outbox: [Delivery] = []
-    /// Whether some thread is draining `outbox`; only that thread delivers, so observers see
-    /// transitions in order and never two at once.
-    var delivering = false
     /// The job reached `.executing`: its runner releases its body, not the finalizer.
     var ran = false
     /// Completion ran and dependents were released: `waitUntilFinished` may return.
     var finalized = false
-    var waiters: [JobWaiter] = []
+    /// Observers, waiters, a completion handler, watchers: nil until the job has one of them.
+    var extras: Extras?
 
     /// The mark of the cycle search and of the duplicate check in `JobQueue.add`, by pass
     /// number (see ``JobGraph/newMarkLocked()``).
@@ -87,6 +79,37 @@ struct JobStateMachine {
 
     init(priority: JobPriority) {
         ownPriority = priority
+    }
+
+    /// What most jobs never have, out of line: a plain job is smaller, and cheaper to make and
+    /// to free. Guarded by ``JobGraph/lock``, like the rest of the state.
+    final class Extras {
+        var observers: [@Sendable (JobState) -> Void] = []
+        var outbox: [Delivery] = []
+        /// Whether some thread is draining `outbox`; only that thread delivers, so observers see
+        /// transitions in order and never two at once.
+        var delivering = false
+        var completion: (@Sendable (Job) -> Void)?
+        var waiters: [JobWaiter] = []
+        /// Observed jobs outside any queue that wait for this one, held weakly, so that their
+        /// observers hear `.ready` when the last dependency finishes. Rare: a job only gets
+        /// here when something observes it before it is added to a queue.
+        var watchers: [WeakJob] = []
+    }
+
+    /// The extras, made on first use.
+    mutating func makeExtras() -> Extras {
+        if let extras { return extras }
+        let made = Extras()
+        extras = made
+        return made
+    }
+
+    /// Whether finishing has nothing to hand to anyone first (no observer, no completion
+    /// handler, no delivery under way), so the job can be finalized under the same lock hold.
+    var finishesQuietly: Bool {
+        guard let extras else { return true }
+        return extras.observers.isEmpty && extras.completion == nil && !extras.delivering
     }
 
     var effectivePriority: JobPriority { max(ownPriority, inheritedPriority) }
@@ -143,14 +166,15 @@ struct JobStateMachine {
     /// Records a state change for the observers. Returns true when the caller must become the
     /// deliverer (drain the outbox after unlocking).
     mutating func emit(_ state: JobState) -> Bool {
-        guard !observers.isEmpty else { return false }
-        outbox.append(.state(state, observers))
+        guard let extras, !extras.observers.isEmpty else { return false }
+        extras.outbox.append(.state(state, extras.observers))
         return becomeDeliverer()
     }
 
     mutating func becomeDeliverer() -> Bool {
-        if delivering { return false }
-        delivering = true
+        let extras = makeExtras()
+        if extras.delivering { return false }
+        extras.delivering = true
         return true
     }
 }

@@ -40,14 +40,15 @@ enum JobGraph {
             queue.machine.readyCount -= 1
         }
         job.machine.phase = .finished(outcome)
-        if job.machine.observers.isEmpty && job.machine.completion == nil && !job.machine.delivering {
+        if job.machine.finishesQuietly {
             fx.toFinalize.append(job)
         } else {
-            if !job.machine.observers.isEmpty {
-                job.machine.outbox.append(.state(.finished(outcome), job.machine.observers))
-                job.machine.observers = []
+            let extras = job.machine.makeExtras()
+            if !extras.observers.isEmpty {
+                extras.outbox.append(.state(.finished(outcome), extras.observers))
+                extras.observers = []
             }
-            job.machine.outbox.append(.finalize)
+            extras.outbox.append(.finalize)
             if job.machine.becomeDeliverer() { fx.deliver.append(job) }
         }
     }
@@ -77,15 +78,17 @@ enum JobGraph {
         job.machine.finalized = true
         // A job that ran dropped its body on the running thread; one that never ran drops it
         // here, exactly once, since a job is finalized once.
-        if !job.machine.ran { fx.releaseBodies.append(job) }
+        if !job.machine.ran { fx.actions.append(.releaseBody(job)) }
         var dependents = JobList()
         swap(&dependents, &job.machine.dependents)
         var watchers: [WeakJob] = []
-        swap(&watchers, &job.machine.watchers)
         job.machine.dependencies = JobList()
-        if !job.machine.waiters.isEmpty {
-            fx.resume.append(contentsOf: job.machine.waiters)
-            job.machine.waiters = []
+        if let extras = job.machine.extras {
+            swap(&watchers, &extras.watchers)
+            if !extras.waiters.isEmpty {
+                fx.actions.append(contentsOf: extras.waiters.map(JobEffects.Action.resume))
+                extras.waiters = []
+            }
         }
         for index in 0..<dependents.count {
             let dependent = dependents[index]
@@ -149,7 +152,7 @@ enum JobGraph {
                     applyFailurePolicyLocked(job, dependency, outcome)
                 } else {
                     unfinished += 1
-                    if !strongly { dependency.machine.watchers.append(WeakJob(job: job)) }
+                    if !strongly { dependency.machine.makeExtras().watchers.append(WeakJob(job: job)) }
                 }
             }
             job.machine.unfinishedDependencies = unfinished
@@ -177,6 +180,11 @@ enum JobGraph {
     /// of its priority, and asks for a worker if one is free.
     static func makeReadyLocked(_ job: Job, emit: Bool, _ fx: inout JobEffects) {
         guard let queue = job.machine.queue else { return }
+        makeReadyLocked(job, in: queue, emit: emit, &fx)
+    }
+
+    /// ``makeReadyLocked(_:emit:_:)`` for a caller that has `job`'s queue at hand already.
+    static func makeReadyLocked(_ job: Job, in queue: QueueCore, emit: Bool, _ fx: inout JobEffects) {
         let level = job.machine.effectivePriority
         job.machine.phase = .ready(level)
         queue.machine.pushReady(job, level)
@@ -196,7 +204,7 @@ enum JobGraph {
         case .waiting, .ready:
             finishLocked(job, .cancelled(job.machine.cancellation!), &fx)
         case .executing:
-            fx.cancelBodies.append(job)
+            fx.actions.append(.cancelBody(job))
         case .idle, .finished:
             break
         }
@@ -210,12 +218,13 @@ enum JobGraph {
     static func drainOutbox(of job: Job, _ fx: inout JobEffects) {
         while true {
             let batch: [JobStateMachine.Delivery] = lock.withLock {
-                if job.machine.outbox.isEmpty {
-                    job.machine.delivering = false
+                let extras = job.machine.makeExtras()
+                if extras.outbox.isEmpty {
+                    extras.delivering = false
                     return []
                 }
                 var taken: [JobStateMachine.Delivery] = []
-                swap(&taken, &job.machine.outbox)
+                swap(&taken, &extras.outbox)
                 return taken
             }
             if batch.isEmpty { return }
@@ -225,8 +234,8 @@ enum JobGraph {
                     for observer in observers { observer(state) }
                 case .finalize:
                     let completion = lock.withLock {
-                        let completion = job.machine.completion
-                        job.machine.completion = nil
+                        let completion = job.machine.extras?.completion
+                        job.machine.extras?.completion = nil
                         return completion
                     }
                     completion?(job)
@@ -268,7 +277,7 @@ enum JobGraph {
         if job.machine.queue != nil {
             dependency.machine.dependents.append(job)
         } else {
-            dependency.machine.watchers.append(WeakJob(job: job))
+            dependency.machine.makeExtras().watchers.append(WeakJob(job: job))
         }
         job.machine.unfinishedDependencies += 1
         if job.machine.unfinishedDependencies == 1 {
@@ -291,7 +300,7 @@ enum JobGraph {
         if job.machine.queue != nil {
             dependency.machine.dependents.removeAll { $0 === job }
         } else {
-            dependency.machine.watchers.removeAll { $0.job === job || $0.job == nil }
+            dependency.machine.extras?.watchers.removeAll { $0.job === job || $0.job == nil }
         }
         job.machine.unfinishedDependencies -= removed
         guard job.machine.unfinishedDependencies == 0 else { return }

@@ -40,7 +40,7 @@ final class QueueCore {
             job.machine.phase = .waiting
             JobGraph.finishLocked(job, .cancelled(reason), &fx)
         } else if job.machine.unfinishedDependencies == 0 {
-            JobGraph.makeReadyLocked(job, emit: false, &fx)
+            JobGraph.makeReadyLocked(job, in: self, emit: false, &fx)
         } else {
             job.machine.phase = .waiting
         }
@@ -50,11 +50,11 @@ final class QueueCore {
         machine.leave(job)
         guard machine.memberCount == 0 else { return }
         if !machine.waiters.isEmpty {
-            fx.resume.append(contentsOf: machine.waiters)
+            fx.actions.append(contentsOf: machine.waiters.map(JobEffects.Action.resume))
             machine.waiters = []
         }
         // The members' retain passes to `fx`, which lets go of it after unlock.
-        fx.emptiedQueues.append(Unmanaged.passUnretained(self).takeRetainedValue())
+        fx.actions.append(.releaseQueue(Unmanaged.passUnretained(self).takeRetainedValue()))
     }
 
     /// Starts workers for ready jobs that no worker is about to pick up, within the limit.
@@ -63,7 +63,7 @@ final class QueueCore {
         while machine.active < maxConcurrentJobs && machine.readyCount > machine.searching {
             machine.active += 1
             machine.searching += 1
-            fx.spawn.append((self, qualityOfService))
+            fx.actions.append(.spawn(self, qualityOfService))
         }
     }
 
