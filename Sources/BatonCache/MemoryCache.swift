@@ -91,6 +91,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public let shardCount: Int
 
     @usableFromInline let shards: [CacheShard<Key, Value>]
+    /// The same shards, for the paths every operation takes (see ``ShardTable``).
+    @usableFromInline let shardTable: ShardTable<Key, Value>
     @usableFromInline let shardMask: Int
     @usableFromInline let budget: CacheBudget
     @usableFromInline let expiry: Expiry
@@ -151,6 +153,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         self.budget = budget
         self.expiry = expiry
         self.shards = (0..<shards).map { _ in CacheShard(policy: policy, expiry: expiry, budget: budget) }
+        shardTable = ShardTable(self.shards)
+    }
+
+    deinit {
+        shardTable.deallocate()
     }
 
     /// 32 shards per core, at most 64, halved while a shard would hold fewer than 32 of
@@ -188,7 +195,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// - Complexity: O(1) on average.
     @inlinable
     public func value(forKey key: Key) -> Value? {
-        let shard = shards[key.hashValue & shardMask]
+        countedLookup(key, in: shardTable[key.hashValue & shardMask])
+    }
+
+    /// Looks `key` up and counts the hit or the miss.
+    @inlinable
+    func countedLookup(_ key: Key, in shard: CacheShard<Key, Value>) -> Value? {
         switch lookup(key, in: shard) {
         case .hit(let value):
             shard.counters.increment(.hits)
