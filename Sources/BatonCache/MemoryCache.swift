@@ -34,14 +34,17 @@ import Foundation
 /// what that clock says has expired, once a real second.
 ///
 /// **Policy.** ``EvictionPolicy/sieve`` by default: a hit only sets a visited bit, so lookups
-/// share a read lock, and one-off keys (a scan) leave before popular ones. ``EvictionPolicy/lru``
-/// is available for comparison.
+/// share a read lock, and one-off keys (a scan) leave before popular ones.
+/// ``EvictionPolicy/tinyLFU`` keeps SIEVE's shared-lock hits and adds a frequency sketch that
+/// admits a new entry only if it is asked for more often than the one it would displace: the
+/// higher hit ratio on skewed traffic. ``EvictionPolicy/lru`` is available for comparison.
 ///
 /// **Shards.** Keys are spread by hash over ``shardCount`` shards, each with its own lock and
 /// policy state, so threads working on different keys rarely wait for one another. The limits
 /// are kept for the whole cache by one shared budget: a write reserves room there before it
 /// stores. When the cache is full, the writing shard evicts its own policy's victim (so
-/// eviction order is per shard: SIEVE or LRU within each shard); only if that shard is empty
+/// eviction order is per shard: SIEVE, LRU or TinyLFU within each shard, each TinyLFU shard
+/// with its own sketch); only if that shard is empty
 /// does the write evict from another shard.
 ///
 /// **Callbacks.** Eviction handlers (``onEviction(_:)``) and completion handlers run after the
@@ -188,9 +191,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// The value stored for `key`, or `nil` if there is none or it has expired.
     ///
-    /// Counts a hit or a miss in ``statistics``. With SIEVE a hit takes only its shard's read
-    /// lock; with LRU it takes the exclusive lock to move the entry to the front. An expired
-    /// entry found here is removed (reason `.expired`).
+    /// Counts a hit or a miss in ``statistics``. With SIEVE or TinyLFU a hit takes only its
+    /// shard's read lock; with LRU it takes the exclusive lock to move the entry to the front.
+    /// An expired entry found here is removed (reason `.expired`).
     ///
     /// - Complexity: O(1) on average.
     @inlinable
@@ -238,7 +241,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable
     func lookup(_ key: Key, in shard: CacheShard<Key, Value>) -> Lookup<Value> {
         let now = currentTime()
-        if policy == .sieve {
+        if policy != .lru {
             let found = shard.lookupShared(key, now: now)
             guard case .expired = found else { return found }
         }

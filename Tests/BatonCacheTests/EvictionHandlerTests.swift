@@ -8,7 +8,7 @@ import Testing
 struct EvictionHandlerTests {
     @Test(
         "an eviction handler that reads and writes the same cache does not deadlock",
-        arguments: [EvictionPolicy.sieve, .lru])
+        arguments: [EvictionPolicy.sieve, .lru, .tinyLFU])
     func reentrantHandler(policy: EvictionPolicy) async {
         let cache = MemoryCache<Int, Int>(countLimit: 8, policy: policy, shardCount: 2)
         let log = EvictionLog<Int, Int>()

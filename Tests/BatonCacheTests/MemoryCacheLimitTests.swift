@@ -6,7 +6,7 @@ import Testing
 struct MemoryCacheLimitTests {
     @Test(
         "countLimit is never exceeded, and each write beyond it evicts exactly one entry",
-        arguments: [EvictionPolicy.sieve, .lru], [1, 4, 16])
+        arguments: [EvictionPolicy.sieve, .lru, .tinyLFU], [1, 4, 16])
     func countLimit(policy: EvictionPolicy, shards: Int) {
         let cache = MemoryCache<Int, Int>(countLimit: 100, policy: policy, shardCount: shards)
         let log = EvictionLog<Int, Int>()
@@ -96,7 +96,7 @@ struct MemoryCacheLimitTests {
 
     @Test(
         "timeToLive: an entry is returned until exactly its lifetime has passed, never after",
-        arguments: [EvictionPolicy.sieve, .lru])
+        arguments: [EvictionPolicy.sieve, .lru, .tinyLFU])
     func timeToLive(policy: EvictionPolicy) {
         let clock = ManualClock()
         let cache = MemoryCache<String, Int>(timeToLive: .seconds(10), policy: policy, clock: clock.cacheClock)
@@ -124,7 +124,7 @@ struct MemoryCacheLimitTests {
 
     @Test(
         "timeToIdle: each read extends an entry's life; an unread entry expires",
-        arguments: [EvictionPolicy.sieve, .lru])
+        arguments: [EvictionPolicy.sieve, .lru, .tinyLFU])
     func timeToIdle(policy: EvictionPolicy) {
         let clock = ManualClock()
         let cache = MemoryCache<String, Int>(timeToIdle: .seconds(10), policy: policy, clock: clock.cacheClock)

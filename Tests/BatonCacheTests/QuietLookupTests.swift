@@ -41,7 +41,7 @@ struct QuietLookupTests {
         #expect(victim { _ = $0.contains("A") } == ["A"])
     }
 
-    @Test("A peek does not refresh an entry's idle time", arguments: [EvictionPolicy.sieve, .lru])
+    @Test("A peek does not refresh an entry's idle time", arguments: [EvictionPolicy.sieve, .lru, .tinyLFU])
     func peekDoesNotRefreshIdleTime(policy: EvictionPolicy) {
         let clock = ManualClock()
         let cache = MemoryCache<String, Int>(timeToIdle: .seconds(10), policy: policy, clock: clock.cacheClock)

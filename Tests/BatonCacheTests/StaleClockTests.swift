@@ -16,7 +16,7 @@ struct StaleClockTests {
     /// 1000 µs and so expired at once.
     @Test(
         "A read with a stale time does not move an entry's last read back",
-        .timeLimit(.minutes(1)), arguments: [EvictionPolicy.sieve, .lru])
+        .timeLimit(.minutes(1)), arguments: [EvictionPolicy.sieve, .lru, .tinyLFU])
     func staleReadDoesNotExpireAFreshEntry(policy: EvictionPolicy) async {
         let manual = ManualClock()
         let stall = StallingClock(manual)

@@ -5,8 +5,8 @@ import BatonLocks
 /// statistics counters.
 ///
 /// Keys are spread over shards by hash, so threads that work on different shards never wait
-/// for one another. A SIEVE lookup takes the shared read lock; writes, and LRU lookups, take
-/// the exclusive lock.
+/// for one another. A SIEVE or TinyLFU lookup takes the shared read lock; writes, and LRU
+/// lookups, take the exclusive lock.
 ///
 /// The state is a stored property read in place by the methods below: passed to a closure as
 /// a value (as `Protected.read` does), the struct — a dictionary, an array and three
@@ -29,7 +29,8 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
 
     /// Finds a live entry under the read lock, without reordering anything. A SIEVE hit sets
     /// the visited bit (only if clear, so a hot entry's cache line is not written on every
-    /// hit); with `timeToIdle`, it stamps the time of the read.
+    /// hit); with `timeToIdle`, it stamps the time of the read. Under TinyLFU every lookup,
+    /// hit or miss, is first counted in the sketch.
     ///
     /// It reads the state field by field (`state.index`, `state.visited`) rather than calling a
     /// method of the state: a method needs the whole struct, which the optimiser copies out of
@@ -37,6 +38,7 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
     @inlinable
     func lookupShared(_ key: Key, now: Int64) -> Lookup<Value> {
         lock.withReadLock {
+            if let sketch = state.sketch { sketch.increment(key.hashValue) }
             guard let entry = state.index[key] else { return .miss }
             let i = Int(entry.slot)
             if state.mayExpire {

@@ -49,7 +49,8 @@ enum StoreOutcome<Value> {
 }
 
 /// The contents of one shard and its eviction policy: a hash index from key to value and slot,
-/// and the slots in a slab linked newest to oldest (the SIEVE queue, or the LRU list).
+/// and the slots in a slab linked newest to oldest (the SIEVE queue, or the LRU list; TinyLFU
+/// keeps a second list, its window of new entries, in front of its SIEVE queue).
 ///
 /// Every method runs with the shard's lock held; the methods marked "shared" need only the
 /// read lock (they write nothing but the atomics in ``visited`` and ``lastRead``), the
@@ -87,6 +88,8 @@ struct ShardStateMachine<Key: Hashable, Value> {
         @usableFromInline var newer: Int32
         /// Towards the oldest entry; `noSlot` at the oldest. Links the free list too.
         @usableFromInline var older: Int32
+        /// TinyLFU: whether the entry is on the window list rather than the main one.
+        @usableFromInline var inWindow: Bool
 
         @inlinable
         init(key: Key, cost: Int, expiresAt: Int64) {
@@ -95,6 +98,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
             self.expiresAt = expiresAt
             newer = noSlot
             older = noSlot
+            inWindow = false
         }
     }
 
@@ -114,6 +118,14 @@ struct ShardStateMachine<Key: Hashable, Value> {
     @usableFromInline var hand: Int32 = noSlot
     /// SIEVE's visited bit per slot, set by lookups under the read lock.
     @usableFromInline var visited: AtomicSlots<UInt8>
+    /// TinyLFU's window of new entries, linked like the main list: newest and oldest, and how
+    /// many it holds. Empty under the other policies.
+    @usableFromInline var windowNewest: Int32 = noSlot
+    @usableFromInline var windowOldest: Int32 = noSlot
+    @usableFromInline var windowCount = 0
+    /// TinyLFU's request counts, bumped by lookups under the read lock; `nil` under the other
+    /// policies.
+    @usableFromInline var sketch: FrequencySketch?
     /// The clock time of each slot's last read, when `timeToIdle` is set.
     @usableFromInline var lastRead: AtomicSlots<Int64>?
     @usableFromInline var totalCost = 0
@@ -134,12 +146,14 @@ struct ShardStateMachine<Key: Hashable, Value> {
     @usableFromInline
     init(
         policy: EvictionPolicy, expiry: Expiry, budget: CacheBudget,
-        visited: AtomicSlots<UInt8>? = nil, lastRead: AtomicSlots<Int64>? = nil
+        visited: AtomicSlots<UInt8>? = nil, lastRead: AtomicSlots<Int64>? = nil,
+        sketch: FrequencySketch? = nil
     ) {
         self.policy = policy
         self.expiry = expiry
         self.budget = budget
         self.visited = visited ?? AtomicSlots(capacity: initialCapacity, initial: 0)
+        self.sketch = policy == .tinyLFU ? sketch ?? FrequencySketch(capacity: initialCapacity) : nil
         self.lastRead = expiry.timeToIdle == nil ? nil : lastRead ?? AtomicSlots(capacity: initialCapacity, initial: 0)
         mayExpire = expiry.isEnabled
     }
@@ -148,6 +162,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
     func deallocateAtomics() {
         visited.deallocate()
         lastRead?.deallocate()
+        sketch?.deallocate()
     }
 
     @inlinable var count: Int { index.count }
@@ -155,7 +170,8 @@ struct ShardStateMachine<Key: Hashable, Value> {
     // MARK: Lookups
 
     /// Exclusive: finds a live entry, removing it if it has expired. LRU moves a hit to the
-    /// front; SIEVE sets its visited bit.
+    /// front; SIEVE and TinyLFU set its visited bit. TinyLFU's sketch is not bumped here: a
+    /// TinyLFU lookup comes here only after ``CacheShard/lookupShared(_:now:)`` counted it.
     @inlinable
     mutating func lookupExclusive(
         _ key: Key, now: Int64, evicted: inout EvictionBatch<Key, Value>
@@ -173,7 +189,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
         }
         switch policy {
         case .lru: moveToNewest(slot)
-        case .sieve: if visited.load(i) == 0 { visited.store(1, at: i) }
+        case .sieve, .tinyLFU: if visited.load(i) == 0 { visited.store(1, at: i) }
         }
         return .hit(entry.value)
     }
@@ -190,12 +206,14 @@ struct ShardStateMachine<Key: Hashable, Value> {
     /// `countLimit` 0). `expiresAt` is the new value's deadline (`Int64.max` for none).
     ///
     /// Every so often (``writeSweepSpacing``) a write first releases this shard's expired
-    /// entries, so that they leave without waiting for a lookup to meet them.
+    /// entries, so that they leave without waiting for a lookup to meet them. Under TinyLFU, a
+    /// write also ages the sketch when enough lookups were counted since it last did.
     @inlinable
     mutating func store(
         _ key: Key, _ value: Value, cost: Int, expiresAt: Int64, now: Int64, ifAbsent: Bool,
         evicted: inout EvictionBatch<Key, Value>
     ) -> StoreOutcome<Value> {
+        if let sketch, sketch.isDueForAging { sketch.age() }
         if expiresAt != .max { mayExpire = true }
         if mayExpire && now >= nextSweep {
             nextSweep = now &+ writeSweepSpacing
@@ -221,7 +239,7 @@ struct ShardStateMachine<Key: Hashable, Value> {
                 scheduleExpiry(slot, now: now)
                 switch policy {
                 case .lru: moveToNewest(slot)
-                case .sieve: if visited.load(i) == 0 { visited.store(1, at: i) }
+                case .sieve, .tinyLFU: if visited.load(i) == 0 { visited.store(1, at: i) }
                 }
                 evicted.append(key, existing.value, .replaced)
                 return .stored
@@ -320,7 +338,8 @@ struct ShardStateMachine<Key: Hashable, Value> {
         let drained = self
         budget.release(count: count, cost: totalCost)
         self = ShardStateMachine(
-            policy: policy, expiry: expiry, budget: budget, visited: visited, lastRead: lastRead)
+            policy: policy, expiry: expiry, budget: budget, visited: visited, lastRead: lastRead,
+            sketch: sketch)
         return drained
     }
 
@@ -334,25 +353,72 @@ struct ShardStateMachine<Key: Hashable, Value> {
 
     /// The next entry to evict: LRU's oldest, or the first unvisited entry at or after
     /// SIEVE's hand (clearing visited bits on the way). An expired entry is taken at once.
+    ///
+    /// TinyLFU: while the window holds fewer than its share of the shard, SIEVE's victim from
+    /// the main list. Otherwise the window's oldest entry (the candidate) meets SIEVE's victim:
+    /// if the sketch has seen the candidate asked for more often, the candidate moves to the
+    /// main list and the victim is evicted; if not (a tie included), the candidate is evicted.
+    /// So an entry read once, such as each key of a scan, leaves from the window without
+    /// displacing anything the main list holds.
     @inlinable
     mutating func chooseVictim(now: Int64) -> Int32? {
-        guard oldest != noSlot else { return nil }
         switch policy {
         case .lru:
-            return oldest
+            return oldest != noSlot ? oldest : nil
         case .sieve:
-            var slot = hand != noSlot ? hand : oldest
-            while true {
-                let i = Int(slot)
-                if visited.load(i) == 0 || (mayExpire && isExpired(i, now: now)) {
-                    hand = slot
-                    return slot
-                }
-                visited.store(0, at: i)
-                slot = slots[i].newer
-                if slot == noSlot { slot = oldest }
+            return oldest != noSlot ? sieveVictim(now: now) : nil
+        case .tinyLFU:
+            let candidate = windowOldest
+            // Counting the entry about to be stored, the window would pass its share.
+            guard candidate != noSlot, windowCount >= windowShare || oldest == noSlot else {
+                return oldest != noSlot ? sieveVictim(now: now) : nil
             }
+            if oldest == noSlot || (mayExpire && isExpired(Int(candidate), now: now)) { return candidate }
+            let victim = sieveVictim(now: now)
+            if mayExpire && isExpired(Int(victim), now: now) { return victim }
+            guard let sketch, sketch.estimate(hash(candidate)) > sketch.estimate(hash(victim)) else {
+                return candidate
+            }
+            promote(candidate)
+            return victim
         }
+    }
+
+    /// SIEVE on the main list (not empty): the first unvisited or expired entry at or after
+    /// the hand, clearing visited bits on the way; the hand stays on it.
+    @inlinable
+    mutating func sieveVictim(now: Int64) -> Int32 {
+        var slot = hand != noSlot ? hand : oldest
+        while true {
+            let i = Int(slot)
+            if visited.load(i) == 0 || (mayExpire && isExpired(i, now: now)) {
+                hand = slot
+                return slot
+            }
+            visited.store(0, at: i)
+            slot = slots[i].newer
+            if slot == noSlot { slot = oldest }
+        }
+    }
+
+    /// TinyLFU's window size: 1% of the shard's entries, at least one — enough to let a new
+    /// entry be asked for again before it must prove itself, small enough that the main list,
+    /// which keeps the frequently asked-for entries, has nearly all the room.
+    @inlinable var windowShare: Int { max(1, index.count / 100) }
+
+    /// The hash the sketch counts a slot's key under.
+    @inlinable
+    func hash(_ slot: Int32) -> Int {
+        slots[Int(slot)].key.unsafelyUnwrapped.hashValue
+    }
+
+    /// Moves a TinyLFU window entry to the newest end of the main list, unvisited.
+    @inlinable
+    mutating func promote(_ slot: Int32) {
+        unlink(slot)
+        slots[Int(slot)].inWindow = false
+        linkNewest(slot)
+        visited.store(0, at: Int(slot))
     }
 
     @inlinable
@@ -407,10 +473,16 @@ struct ShardStateMachine<Key: Hashable, Value> {
         let i = Int(slot)
         visited.store(0, at: i)
         lastRead?.store(now, at: i)
+        if policy == .tinyLFU { slots[i].inWindow = true }
         linkNewest(slot)
         index[key] = Entry(value: value, slot: slot)
         totalCost += cost
         scheduleExpiry(slot, now: now)
+        if policy == .tinyLFU {
+            if let sketch, index.count > sketch.capacity { self.sketch = sketch.grown(toHold: index.count) }
+            // Below the limits nothing is evicted: the window's overflow joins the main list.
+            if windowCount > windowShare { promote(windowOldest) }
+        }
     }
 
     @usableFromInline
@@ -440,10 +512,23 @@ struct ShardStateMachine<Key: Hashable, Value> {
         return (key, value, cost)
     }
 
+    /// Links a slot at the newest end of its list: the window if it is marked so, the main
+    /// list otherwise.
     @inlinable
     mutating func linkNewest(_ slot: Int32) {
         let i = Int(slot)
         slots[i].newer = noSlot
+        if slots[i].inWindow {
+            slots[i].older = windowNewest
+            if windowNewest != noSlot {
+                slots[Int(windowNewest)].newer = slot
+            } else {
+                windowOldest = slot
+            }
+            windowNewest = slot
+            windowCount += 1
+            return
+        }
         slots[i].older = newest
         if newest != noSlot {
             slots[Int(newest)].newer = slot
@@ -458,6 +543,12 @@ struct ShardStateMachine<Key: Hashable, Value> {
         let i = Int(slot)
         let newer = slots[i].newer
         let older = slots[i].older
+        if slots[i].inWindow {
+            if newer != noSlot { slots[Int(newer)].older = older } else { windowNewest = older }
+            if older != noSlot { slots[Int(older)].newer = newer } else { windowOldest = newer }
+            windowCount -= 1
+            return
+        }
         if newer != noSlot { slots[Int(newer)].older = older } else { newest = older }
         if older != noSlot { slots[Int(older)].newer = newer } else { oldest = newer }
     }
@@ -477,26 +568,37 @@ struct ShardStateMachine<Key: Hashable, Value> {
         var problems: [String] = []
         var seen = 0
         var cost = 0
-        var slot = oldest
-        var previous = noSlot
-        while slot != noSlot, seen <= slots.count {
-            let i = Int(slot)
-            guard let key = slots[i].key else {
-                problems.append("slot \(slot) is on the list but empty")
-                break
+        var windowSeen = 0
+        for (list, start, end) in [("list", oldest, newest), ("window", windowOldest, windowNewest)] {
+            var slot = start
+            var previous = noSlot
+            let before = seen
+            while slot != noSlot, seen <= slots.count {
+                let i = Int(slot)
+                guard let key = slots[i].key else {
+                    problems.append("slot \(slot) is on the \(list) but empty")
+                    break
+                }
+                if index[key]?.slot != slot { problems.append("index does not point at slot \(slot)") }
+                if slots[i].older != previous { problems.append("slot \(slot) has a wrong back link") }
+                if slots[i].inWindow != (list == "window") { problems.append("slot \(slot) is on the wrong list") }
+                cost += slots[i].cost
+                seen += 1
+                previous = slot
+                slot = slots[i].newer
             }
-            if index[key]?.slot != slot { problems.append("index does not point at slot \(slot)") }
-            if slots[i].older != previous { problems.append("slot \(slot) has a wrong back link") }
-            cost += slots[i].cost
-            seen += 1
-            previous = slot
-            slot = slots[i].newer
+            if previous != end { problems.append("the \(list) does not end at its newest entry") }
+            if list == "window" { windowSeen = seen - before }
         }
-        if previous != newest { problems.append("the list does not end at the newest entry") }
-        if seen != index.count { problems.append("list holds \(seen) entries, index \(index.count)") }
+        if windowSeen != windowCount { problems.append("window holds \(windowSeen) entries, counted \(windowCount)") }
+        if policy != .tinyLFU && windowSeen != 0 { problems.append("a \(policy) shard has a window") }
+        if hand != noSlot && (slots[Int(hand)].key == nil || slots[Int(hand)].inWindow) {
+            problems.append("the hand is not on the main list")
+        }
+        if seen != index.count { problems.append("lists hold \(seen) entries, index \(index.count)") }
         if cost != totalCost { problems.append("costs add up to \(cost), recorded \(totalCost)") }
         var free = 0
-        slot = freeSlot
+        var slot = freeSlot
         while slot != noSlot, free <= slots.count {
             if slots[Int(slot)].key != nil { problems.append("free slot \(slot) holds a key") }
             free += 1

@@ -29,7 +29,7 @@ import Foundation
 /// - once the clock is moved past every lifetime, `removeExpired()` leaves the cache empty and
 ///   the statistics still add up.
 ///
-/// Rounds alternate between a SIEVE and an LRU cache. A violation names its round's seed, from
+/// Rounds take turns between a SIEVE, an LRU and a TinyLFU cache. A violation names its round's seed, from
 /// which every thread's operations (not their interleaving) are drawn, and an expiry violation
 /// shows the key's operations with the clock around each.
 enum CacheStress {
@@ -61,7 +61,7 @@ enum CacheStress {
 
     static func run(_ options: StressOptions) -> StressResult {
         let session = StressSession(name: "cache", options: options)
-        let subjects = [Subject(policy: .sieve), Subject(policy: .lru)]
+        let subjects = [Subject(policy: .sieve), Subject(policy: .lru), Subject(policy: .tinyLFU)]
         // Each subject's writes of its last round: an expiry its background sweep reports late
         // may still name one of them.
         var lastWrites: [[Int: ClockedOperation]] = subjects.map { _ in [:] }

@@ -1,0 +1,255 @@
+import BatonTestSupport
+import Foundation
+import Testing
+
+@testable import BatonCache
+
+@Suite("TinyLFU")
+struct TinyLFUTests {
+    /// The sequence worked by hand below, in one shard of three (window of one):
+    ///
+    /// - A B C: each write past the window's one entry moves the window's oldest to the main
+    ///   queue. → main `B A` (A oldest), window `C`.
+    /// - get A, A, B, and X (a miss, not stored): the sketch counts A 2, B 1, X 1; A and B are
+    ///   visited.
+    /// - D: the window's C (count 0) meets SIEVE's victim: the hand clears A and B and comes
+    ///   back to A (count 2). C is asked for less often: **C** is evicted. → window `D`.
+    /// - get D ×3: D counts 3.
+    /// - E: D (3) meets SIEVE's victim A (2, its bit cleared): D moves to the main queue and
+    ///   **A** is evicted. → main `D B`, window `E`.
+    /// - F: E (0) meets B (1): **E** is evicted. → window `F`.
+    /// - get F: F counts 1. G: F (1) meets B (1): a tie keeps the main queue's entry, **F**
+    ///   is evicted.
+    @Test("TinyLFU evicts C, A, E, F on the hand-worked sequence")
+    func order() {
+        let cache = MemoryCache<String, Int>(countLimit: 3, policy: .tinyLFU, shardCount: 1)
+        let log = EvictionLog<String, Int>()
+        log.attach(to: cache)
+        cache["A"] = 1
+        cache["B"] = 2
+        cache["C"] = 3
+        for key in ["A", "A", "B", "X"] { _ = cache[key] }
+        cache["D"] = 4
+        for _ in 0..<3 { _ = cache["D"] }
+        cache["E"] = 5
+        cache["F"] = 6
+        _ = cache["F"]
+        cache["G"] = 7
+        #expect(log.keys == ["C", "A", "E", "F"])
+        #expect(log.reasons.allSatisfy { $0 == .count })
+        #expect(cache.peek("B") == 2 && cache.peek("D") == 4 && cache.peek("G") == 7)
+        #expect(cache.statistics.evictions == 4)
+        #expect(cache.invariantViolations().isEmpty)
+    }
+
+    /// 80 keys read eight times each fill most of a cache of 100; then 500 keys are each read
+    /// twice through the cache (a miss and a write, then a hit), five times the cache. Each
+    /// scanned key's hit sets its SIEVE visited bit, so SIEVE's hand must go all the way round,
+    /// clearing the popular keys' bits on one pass and evicting them on the next. TinyLFU
+    /// keeps every popular key: each scanned key was asked for twice, less often than they
+    /// were, and leaves from the window.
+    @Test("A one-off scan five times the cache does not flush frequently read entries")
+    func scanDoesNotFlushPopularEntries() {
+        func popularSurvivors(_ policy: EvictionPolicy) -> Int {
+            let cache = MemoryCache<Int, Int>(countLimit: 100, policy: policy, shardCount: 1)
+            for round in 0..<8 {
+                for key in 0..<80 where cache[key] == nil {
+                    #expect(round == 0)
+                    cache[key] = key
+                }
+            }
+            for key in 1_000..<1_500 {
+                if cache[key] == nil { cache[key] = key }
+                #expect(cache[key] == key)
+            }
+            #expect(cache.count == 100)
+            #expect(cache.invariantViolations().isEmpty)
+            return (0..<80).filter { cache.peek($0) != nil }.count
+        }
+        #expect(popularSurvivors(.tinyLFU) == 80)
+        #expect(popularSurvivors(.sieve) < 40, "the scan is meant to be one that flushes SIEVE")
+    }
+
+    /// 40, 40 and 20 fill a cost limit of 100; the 20 is read twice. A write of 30 needs room:
+    /// the window's 20 (read twice) beats SIEVE's victim, the first 40 (never read), which
+    /// goes — and nothing else. Then random costs never pass the limit.
+    @Test("costLimit is never exceeded; TinyLFU evicts only as far as needed")
+    func costLimit() {
+        let cache = MemoryCache<Int, String>(costLimit: 100, policy: .tinyLFU, shardCount: 1)
+        let log = EvictionLog<Int, String>()
+        log.attach(to: cache)
+        cache.setValue("a", forKey: 1, cost: 40)
+        cache.setValue("b", forKey: 2, cost: 40)
+        cache.setValue("c", forKey: 3, cost: 20)
+        _ = cache[3]
+        _ = cache[3]
+        cache.setValue("d", forKey: 4, cost: 30)
+        #expect(log.keys == [1])
+        #expect(log.reasons == [.cost])
+        #expect(cache.totalCost == 90)
+        #expect(cache.peek(2) == "b" && cache.peek(3) == "c" && cache.peek(4) == "d")
+        var generator = Xorshift(seed: 7)
+        for key in 10..<2_000 {
+            if key % 3 == 0 { _ = cache[key - 1] }
+            cache.setValue("v", forKey: key, cost: Int(generator.next() % 61))
+            #expect(cache.totalCost <= 100)
+        }
+        #expect(cache.invariantViolations().isEmpty)
+    }
+
+    /// Three slots: A B C (C in the window), then two looks at C, then D. Two lookups make C
+    /// the more requested and evict A; quiet looks count nothing, so C, never asked for,
+    /// loses to A and is evicted.
+    @Test("A peek is not counted by the sketch")
+    func peekIsNotCounted() {
+        func evicted(looking look: (MemoryCache<String, Int>) -> Void) -> [String] {
+            let cache = MemoryCache<String, Int>(countLimit: 3, policy: .tinyLFU, shardCount: 1)
+            let log = EvictionLog<String, Int>()
+            log.attach(to: cache)
+            cache["A"] = 1
+            cache["B"] = 2
+            cache["C"] = 3
+            look(cache)
+            look(cache)
+            cache["D"] = 4
+            return log.keys
+        }
+        #expect(evicted { _ = $0.value(forKey: "C") } == ["A"])
+        #expect(evicted { _ = $0.peek("C") } == ["C"])
+        #expect(evicted { _ = $0.contains("C") } == ["C"])
+    }
+
+    @Test("Lowering countLimit keeps the entries read most and evicts exactly down to it")
+    func loweringCountLimit() {
+        let cache = MemoryCache<Int, Int>(countLimit: 10, policy: .tinyLFU, shardCount: 1)
+        let log = EvictionLog<Int, Int>()
+        log.attach(to: cache)
+        for key in 1...10 { cache[key] = key }
+        for _ in 0..<2 {
+            for key in [3, 7, 10] { _ = cache[key] }
+        }
+        cache.countLimit = 3
+        #expect(cache.count == 3)
+        #expect(log.keys.count == 7)
+        #expect(log.reasons == Array(repeating: .count, count: 7))
+        #expect(cache.statistics.evictions == 7)
+        for key in [3, 7, 10] { #expect(cache.peek(key) == key) }
+        #expect(cache.invariantViolations().isEmpty)
+    }
+
+    /// A key asked for often while it was not stored (say, evicted earlier) gets in at its
+    /// first write: the sketch remembers the requests, so it beats the main queue's victim.
+    @Test("A key asked for often enters the main queue at its first write")
+    func frequentKeyIsAdmitted() {
+        let cache = MemoryCache<Int, Int>(countLimit: 4, policy: .tinyLFU, shardCount: 1)
+        for key in 1...4 { cache[key] = key }  // main 1 2 3, window 4
+        for _ in 0..<5 { _ = cache[9] }  // asked for five times, not stored
+        cache[9] = 9  // the window's 4 (0) meets SIEVE's victim 1 (0): 4 goes
+        cache[5] = 5  // 9 (5) meets 1 (0): 9 moves to the main queue, 1 goes
+        cache[6] = 6  // 5 (0) meets 2 (0): 5 goes
+        #expect(cache.peek(9) == 9)
+        #expect(cache.peek(4) == nil && cache.peek(1) == nil && cache.peek(5) == nil)
+        #expect(cache.count == 4)
+        #expect(cache.invariantViolations().isEmpty)
+    }
+
+    /// 4 threads from a start barrier read through the cache (a miss writes the key) over
+    /// 400 keys into a cache of 100, with a handler counting what leaves. Every write is
+    /// either still readable or was reported: insertions = entries left + evictions, exactly,
+    /// and each thread's hits and misses add up to its lookups.
+    @Test(
+        "Racing read-through threads: every write readable or counted as evicted", .timeLimit(.minutes(1)),
+        arguments: 1...3)
+    func racingReadThrough(round: Int) async {
+        let threads = 4
+        let perThread = reducedUnderSanitizer(20_000, by: 10)
+        let cache = MemoryCache<Int, Int>(countLimit: 100, policy: .tinyLFU, shardCount: 4)
+        let log = EvictionLog<Int, Int>()
+        log.attach(to: cache)
+        let board = TallyBoard()
+        let finished = await raceThreads(
+            (0..<threads).map { thread in
+                {
+                    var random = Xorshift(seed: UInt64(round * 10 + thread))
+                    var tally = ThreadTally()
+                    for _ in 0..<perThread {
+                        // Skewed: half the requests go to the 40 lowest keys.
+                        let key = random.next() % 2 == 0 ? Int(random.next() % 40) : Int(random.next() % 400)
+                        tally.gets += 1
+                        if let value = cache[key] {
+                            tally.hits += 1
+                            if value != key { board.violation("key \(key) read \(value)") }
+                        } else {
+                            tally.sets += 1
+                            cache[key] = key
+                        }
+                    }
+                    board.add(tally)
+                }
+            })
+        #expect(finished)
+        let total = board.total
+        let statistics = cache.statistics
+        #expect(board.problems.isEmpty)
+        #expect(statistics.hits == total.hits)
+        #expect(statistics.misses == total.gets - total.hits)
+        #expect(statistics.insertions == total.sets)
+        // A racing thread may write a key another has just written: that is a replacement.
+        #expect(statistics.insertions == cache.count + statistics.evictions + statistics.removals)
+        #expect(log.keys.count == statistics.evictions + statistics.removals)
+        #expect(log.reasons.allSatisfy { $0 == .count || $0 == .replaced })
+        #expect(cache.count == 100)
+        #expect(cache.invariantViolations().isEmpty)
+    }
+}
+
+@Suite("Frequency sketch")
+struct FrequencySketchTests {
+    @Test("Counts each hash, saturates at 15, and is never below the true count")
+    func counts() {
+        let sketch = FrequencySketch(capacity: 64)
+        defer { sketch.deallocate() }
+        for hash in 0..<64 {
+            for _ in 0..<(hash % 5) { sketch.increment(hash * 7919) }
+        }
+        for hash in 0..<64 { #expect(sketch.estimate(hash * 7919) >= UInt8(hash % 5)) }
+        // With 8 counters per entry in each row, 64 keys rarely meet in all four rows.
+        #expect((0..<64).filter { sketch.estimate($0 * 7919) != UInt8($0 % 5) }.count <= 2)
+        for _ in 0..<40 { sketch.increment(-1) }
+        #expect(sketch.estimate(-1) == 15)
+    }
+
+    @Test("Ageing halves every count, after capacity × 10 counted increments")
+    func ageing() {
+        let sketch = FrequencySketch(capacity: 16)
+        defer { sketch.deallocate() }
+        for _ in 0..<12 { sketch.increment(42) }
+        #expect(sketch.estimate(42) == 12)
+        #expect(!sketch.isDueForAging)
+        var hash = 1_000
+        while !sketch.isDueForAging {
+            sketch.increment(hash)
+            hash += 1
+        }
+        #expect(hash - 1_000 == 16 * 10 - 12)
+        // Collisions with the keys counted since may have raised 42's estimate a little.
+        let before = sketch.estimate(42)
+        #expect(before >= 12)
+        sketch.age()
+        #expect(sketch.estimate(42) == before / 2)
+        #expect(!sketch.isDueForAging)
+    }
+
+    @Test("Growing keeps every estimate")
+    func growing() {
+        var sketch = FrequencySketch(capacity: 16)
+        for hash in 0..<16 {
+            for _ in 0..<(hash % 7) { sketch.increment(hash) }
+        }
+        let before = (0..<16).map { sketch.estimate($0) }
+        sketch = sketch.grown(toHold: 100)
+        defer { sketch.deallocate() }
+        #expect(sketch.capacity == 128)
+        #expect((0..<16).map { sketch.estimate($0) } == before)
+    }
+}
