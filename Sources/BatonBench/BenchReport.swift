@@ -60,13 +60,46 @@ public struct ScenarioReport: Codable, Sendable, Equatable {
     public var results: [BenchResult]
     /// What the numbers mean and how they were taken, printed under the table.
     public var notes: [String]
+    /// Contenders that bound what any contender can reach (an offline optimum): shown with the
+    /// measurements, but neither Baton's nor an anchor to compare with. Their rows carry
+    /// `"baton": false`; the JSON lists them under `"ceilings"` when there are any.
+    public var ceilings: [String]
 
-    public init(scenario: String, cores: Int, quick: Bool, results: [BenchResult], notes: [String] = []) {
+    public init(
+        scenario: String, cores: Int, quick: Bool, results: [BenchResult], notes: [String] = [],
+        ceilings: [String] = []
+    ) {
         self.scenario = scenario
         self.cores = cores
         self.quick = quick
         self.results = results
         self.notes = notes
+        self.ceilings = ceilings
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case scenario, cores, quick, results, notes, ceilings
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        scenario = try container.decode(String.self, forKey: .scenario)
+        cores = try container.decode(Int.self, forKey: .cores)
+        quick = try container.decode(Bool.self, forKey: .quick)
+        results = try container.decode([BenchResult].self, forKey: .results)
+        notes = try container.decode([String].self, forKey: .notes)
+        ceilings = try container.decodeIfPresent([String].self, forKey: .ceilings) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(scenario, forKey: .scenario)
+        try container.encode(cores, forKey: .cores)
+        try container.encode(quick, forKey: .quick)
+        try container.encode(results, forKey: .results)
+        try container.encode(notes, forKey: .notes)
+        // Only where there are any, so that the other scenarios' JSON stays as it was.
+        if !ceilings.isEmpty { try container.encode(ceilings, forKey: .ceilings) }
     }
 
     /// The cases in first-measured order.

@@ -23,6 +23,22 @@ final class BatonLRUCache: BenchCache {
     func set(_ key: Int, _ value: Int) { cache.setValue(value, forKey: key) }
 }
 
+final class BatonTinyLFUCache: BenchCache {
+    private let cache: MemoryCache<Int, Int>
+    init(capacity: Int) { cache = MemoryCache(countLimit: capacity, policy: .tinyLFU) }
+    func get(_ key: Int) -> Int? { cache.value(forKey: key) }
+    func set(_ key: Int, _ value: Int) { cache.setValue(value, forKey: key) }
+}
+
+/// TinyLFU in one shard: the same policy without sharding, to show what sharding costs in hit
+/// ratio (each shard evicts its own victim, with its own sketch).
+final class BatonTinyLFUOneShardCache: BenchCache {
+    private let cache: MemoryCache<Int, Int>
+    init(capacity: Int) { cache = MemoryCache(countLimit: capacity, policy: .tinyLFU, shardCount: 1) }
+    func get(_ key: Int) -> Int? { cache.value(forKey: key) }
+    func set(_ key: Int, _ value: Int) { cache.setValue(value, forKey: key) }
+}
+
 /// `NSCache` with `countLimit`, keyed and valued by `NSNumber` as Swift code on Linux must
 /// (its keys and values are objects).
 final class FoundationCache: BenchCache, @unchecked Sendable {
@@ -53,6 +69,8 @@ struct CacheContender: Sendable {
     let baton: Bool
     /// Whether it has a capacity, so that its hit ratio means something.
     let bounded: Bool
+    /// Whether it runs the time-per-operation mixes (or only the hit-ratio streams).
+    let timed: Bool
     /// Slow contenders run this fraction of the timed operations so a full run stays within
     /// minutes; the reported figure is per operation either way.
     let share: Double
@@ -62,10 +80,14 @@ struct CacheContender: Sendable {
             Double
     let measureHitRatio: @Sendable (_ capacity: Int, _ stream: [Int32], _ warmUp: Int) -> Double
 
-    init<C: BenchCache>(_ name: String, baton: Bool = false, bounded: Bool = true, share: Double = 1, _ type: C.Type) {
+    init<C: BenchCache>(
+        _ name: String, baton: Bool = false, bounded: Bool = true, timed: Bool = true, share: Double = 1,
+        _ type: C.Type
+    ) {
         self.name = name
         self.baton = baton
         self.bounded = bounded
+        self.timed = timed
         self.share = share
         makeCache = { C(capacity: $0) }
         measureMix = { cache, streams, setPercent, operations in
@@ -79,6 +101,8 @@ struct CacheContender: Sendable {
     static let all: [CacheContender] = [
         CacheContender("MemoryCache SIEVE", baton: true, BatonSieveCache.self),
         CacheContender("MemoryCache LRU", baton: true, BatonLRUCache.self),
+        CacheContender("MemoryCache TinyLFU", baton: true, BatonTinyLFUCache.self),
+        CacheContender("MemoryCache TinyLFU, 1 shard", baton: true, timed: false, BatonTinyLFUOneShardCache.self),
         CacheContender("NSCache", share: 0.02, FoundationCache.self),
         CacheContender("Lock+Dictionary (no eviction)", bounded: false, LockedDictionaryCache.self),
     ]

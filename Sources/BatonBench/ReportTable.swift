@@ -35,15 +35,19 @@ public struct ReportTable {
             }
             guard cells.contains(where: { $0 != "–" }) else { continue }
             let isBaton = report.results.first { $0.contender == contender }?.baton ?? false
-            rows.append([(isBaton ? "* " : "  ") + contender] + cells)
+            let mark = isBaton ? "* " : report.ceilings.contains(contender) ? "^ " : "  "
+            rows.append([mark + contender] + cells)
         }
-        return align(rows) + "  (* Baton)\n"
+        let hasCeiling = report.ceilings.contains { name in report.results.contains { $0.unit == unit && $0.contender == name } }
+        return align(rows) + "  (* Baton\(hasCeiling ? "; ^ ceiling, not an anchor" : ""))\n"
     }
 
     private func ratios(unit: String, cases: [String]) -> String {
         let higherIsBetter = BenchResult.higherIsBetter(unit)
         let batons = report.contenders.filter { name in report.results.contains { $0.contender == name && $0.baton } }
-        let anchors = report.contenders.filter { name in report.results.contains { $0.contender == name && !$0.baton } }
+        let anchors = report.contenders.filter { name in
+            !report.ceilings.contains(name) && report.results.contains { $0.contender == name && !$0.baton }
+        }
         guard !batons.isEmpty, !anchors.isEmpty else { return "" }
         var rows = [["ratio (>1: Baton better), median (worst)"] + cases]
         for baton in batons {

@@ -1,25 +1,41 @@
+import Foundation
 import Testing
 
 @testable import BatonBench
 
 @Suite("Cache scenario")
 struct CacheScenarioTests {
-    @Test("a tiny run measures every case for every contender, with sane values")
+    /// The hit-ratio cases: three exponents, with and without scans, at 1% and 10%.
+    static let ratioCases = [0.01, 0.1].flatMap { share in
+        [0.7, 0.9, 1.1].flatMap { exponent in
+            [false, true].map { CacheScenario.ratioCase(exponent: exponent, scans: $0, share: share) }
+        }
+    }
+
+    @Test("a tiny run measures every case for every contender, with sane values, and says why the anchors were skipped")
     func tinyRun() throws {
-        let report = CacheScenario().run(BenchOptions(quick: true, reps: 1, scale: 0.001), progress: .silent)
+        let anchors = LibCacheSimAnchors(python: "/nonexistent/python3")
+        let report = CacheScenario(anchors: anchors).run(
+            BenchOptions(quick: true, reps: 1, scale: 0.001), progress: .silent)
         #expect(report.scenario == "cache")
         #expect(report.quick)
 
         let timedCases = ["90/10 ×1", "90/10 ×2", "50/50 ×1", "50/50 ×2"]
-        let ratioCases = ["zipf 0.7", "zipf 0.9", "zipf 1.1", "zipf 0.9 + scans"]
+        let ratioCases = Self.ratioCases
+        #expect(ratioCases.count == 12 && Set(ratioCases).count == 12)
         for contender in CacheContender.all {
             for name in timedCases {
-                let row = try #require(report.result(case: name, contender: contender.name))
-                #expect(row.unit == Unit.nanosecondsPerOperation)
-                #expect(row.median > 0 && row.median.isFinite)
-                #expect(row.worst >= row.median)
-                #expect(row.baton == contender.baton)
-                #expect(row.reps == 1)
+                let row = report.result(case: name, contender: contender.name)
+                guard contender.timed else {
+                    #expect(row == nil)
+                    continue
+                }
+                let timed = try #require(row)
+                #expect(timed.unit == Unit.nanosecondsPerOperation)
+                #expect(timed.median > 0 && timed.median.isFinite)
+                #expect(timed.worst >= timed.median)
+                #expect(timed.baton == contender.baton)
+                #expect(timed.reps == 1)
             }
             for name in ratioCases {
                 let row = report.result(case: name, contender: contender.name)
@@ -33,10 +49,101 @@ struct CacheScenarioTests {
                 }
             }
         }
+        // Belady's optimum bounds every cache, and is reported as the ceiling, not an anchor.
+        for name in ratioCases {
+            let belady = try #require(report.result(case: name, contender: CacheScenario.beladyName))
+            #expect(!belady.baton)
+            for contender in CacheContender.all where contender.bounded {
+                let row = try #require(report.result(case: name, contender: contender.name))
+                #expect(row.median <= belady.median, "\(contender.name) above Belady's optimum on \(name)")
+            }
+        }
+        #expect(report.ceilings == [CacheScenario.beladyName])
+        #expect(!report.results.contains { $0.contender.hasPrefix("libCacheSim") })
+        #expect(report.notes.contains { $0.hasPrefix("libCacheSim anchors skipped: /nonexistent/python3 not found") })
+
+        let timed = CacheContender.all.filter(\.timed).count
         let bounded = CacheContender.all.filter(\.bounded).count
-        #expect(report.results.count == CacheContender.all.count * timedCases.count + bounded * ratioCases.count)
+        #expect(report.results.count == timed * timedCases.count + (bounded + 1) * ratioCases.count)
         #expect(CacheContender.all.contains { $0.baton } && CacheContender.all.contains { !$0.baton })
         #expect(try report.jsonLine().contains("\"scenario\":\"cache\""))
+        #expect(try report.jsonLine().contains("\"ceilings\":[\"\(CacheScenario.beladyName)\"]"))
+
+        let table = ReportTable(report).render()
+        #expect(table.contains("^ \(CacheScenario.beladyName)"))
+        #expect(!table.contains("vs \(CacheScenario.beladyName)"), "the ceiling is not an anchor")
+    }
+
+    @Test("TinyLFU beats SIEVE and LRU on a scan-polluted Zipf stream, and its one-shard twin matches it")
+    func tinyLFUHitRatio() throws {
+        let distribution = ZipfDistribution(keys: 20_000, exponent: 0.9)
+        let stream = scanPollutedStream(
+            distribution, keys: 20_000, length: 100_000, period: 400, scanLength: 100, seed: 5)
+        func ratio(_ name: String) throws -> Double {
+            let contender = try #require(CacheContender.all.first { $0.name == name })
+            return contender.measureHitRatio(200, stream, 20_000)
+        }
+        let tinyLFU = try ratio("MemoryCache TinyLFU")
+        #expect(tinyLFU > (try ratio("MemoryCache SIEVE")))
+        #expect(tinyLFU > (try ratio("MemoryCache LRU")))
+        #expect(abs(tinyLFU - (try ratio("MemoryCache TinyLFU, 1 shard"))) < 0.01)
+        #expect(tinyLFU < beladyHitRatio(stream: stream, capacity: 200, warmUp: 20_000))
+    }
+
+    /// The most hits any cache of `capacity` can have on `stream` (counting from `warmUp`):
+    /// every choice tried on every miss — store the key or not, and evict which entry.
+    func bruteForceOptimum(_ stream: [Int32], capacity: Int, warmUp: Int) -> Int {
+        var memo: [String: Int] = [:]
+        func best(_ position: Int, _ cached: Set<Int32>) -> Int {
+            guard position < stream.count else { return 0 }
+            let memoKey = "\(position):\(cached.sorted())"
+            if let known = memo[memoKey] { return known }
+            let key = stream[position]
+            let result: Int
+            if cached.contains(key) {
+                result = (position >= warmUp ? 1 : 0) + best(position + 1, cached)
+            } else {
+                var options = [best(position + 1, cached)]
+                if cached.count < capacity {
+                    options.append(best(position + 1, cached.union([key])))
+                } else {
+                    for victim in cached {
+                        var next = cached
+                        next.remove(victim)
+                        next.insert(key)
+                        options.append(best(position + 1, next))
+                    }
+                }
+                result = options.max()!
+            }
+            memo[memoKey] = result
+            return result
+        }
+        return best(0, [])
+    }
+
+    @Test("Belady's hit ratio is the true optimum on small streams", arguments: 1...20)
+    func beladyIsOptimal(seed: Int) {
+        var generator = SplitMix64(seed: UInt64(seed))
+        let length = 14
+        let stream = (0..<length).map { _ in Int32(generator.next() % 6) }
+        for capacity in 1...3 {
+            let warmUp = seed % 4
+            let hits = bruteForceOptimum(stream, capacity: capacity, warmUp: warmUp)
+            let ratio = beladyHitRatio(stream: stream, capacity: capacity, warmUp: warmUp)
+            #expect(
+                ratio == Double(hits) / Double(length - warmUp),
+                "stream \(stream), capacity \(capacity): \(ratio) vs \(hits) hits")
+        }
+    }
+
+    @Test("Belady on a hand-worked stream: 1 2 3 1 2 3 1 2 in two slots")
+    func beladyByHand() {
+        // 1, 2 stored. 3 is wanted again at 5, after 1 (at 3) and 2 (at 4): not stored.
+        // 1 hit, 2 hit. 3 (never wanted again): not stored. 1 hit, 2 hit.
+        #expect(beladyHitRatio(stream: [1, 2, 3, 1, 2, 3, 1, 2], capacity: 2, warmUp: 0) == 4.0 / 8)
+        #expect(beladyHitRatio(stream: [1, 2, 3, 1, 2, 3, 1, 2], capacity: 2, warmUp: 4) == 3.0 / 4)
+        #expect(beladyHitRatio(stream: [5, 5, 5], capacity: 0, warmUp: 0) == 0)
     }
 
     @Test("the cache scenario is registered with baton bench")
