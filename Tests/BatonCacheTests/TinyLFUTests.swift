@@ -153,6 +153,13 @@ struct TinyLFUTests {
         #expect(cache.invariantViolations().isEmpty)
     }
 
+    @Test("By default a TinyLFU shard holds at least 128 entries of countLimit, other policies' 32")
+    func defaultShards() {
+        #expect(MemoryCache<Int, Int>(countLimit: 1_000, policy: .tinyLFU).shardCount == 4)
+        #expect(MemoryCache<Int, Int>(countLimit: 1_000, policy: .sieve).shardCount == 16)
+        #expect(MemoryCache<Int, Int>(countLimit: 100, policy: .tinyLFU).shardCount == 1)
+    }
+
     /// 4 threads from a start barrier read through the cache (a miss writes the key) over
     /// 400 keys into a cache of 100, with a handler counting what leaves. Every write is
     /// either still readable or was reported: insertions = entries left + evictions, exactly,
