@@ -131,9 +131,18 @@ struct JobStateMachine {
         }
     }
 
-    /// Dependencies that have not finished: kept while the job is linked, counted otherwise.
+    /// How the job finished, once it is finalized: its observers and completion handler have
+    /// run and its dependents have been told. A dependent counts a dependency as done only from
+    /// then on (not from `.finished`), so that it never starts before that completion handler
+    /// has returned, and so that it is told exactly once.
+    var finalOutcome: JobOutcome? {
+        guard finalized, case .finished(let outcome) = phase else { return nil }
+        return outcome
+    }
+
+    /// Dependencies that are not done: kept while the job is linked, counted otherwise.
     var unfinishedCount: Int {
-        linked ? unfinishedDependencies : dependencies.count { !$0.machine.isFinished }
+        linked ? unfinishedDependencies : dependencies.count { !$0.machine.finalized }
     }
 
     /// The reason the job is cancelled, if it is; for a job that is not linked yet, including
@@ -143,7 +152,7 @@ struct JobStateMachine {
         guard !linked, failurePolicy == .cancel else { return nil }
         for index in 0..<dependencies.count {
             let dependency = dependencies[index]
-            if case .finished(let outcome) = dependency.machine.phase,
+            if let outcome = dependency.machine.finalOutcome,
                 let reason = JobGraph.cancellationReason(dependency, outcome)
             {
                 return reason

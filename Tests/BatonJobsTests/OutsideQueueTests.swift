@@ -141,4 +141,34 @@ import Testing
         #expect(drain(queue))
         #expect(jobs.allSatisfy { $0.outcome?.isSucceeded == true })
     }
+
+    /// A dependency that has finished but whose completion handler is still running is not done
+    /// yet: a dependent linked meanwhile (added to a queue, observed or given the edge then)
+    /// waits for the handler to return, then runs, exactly once.
+    @Test(.timeLimit(.minutes(1)), arguments: ["added", "observed then added", "edge added late"])
+    func aDependencyIsDoneOnlyOnceItsCompletionReturned(how: String) throws {
+        let queue = JobQueue(name: "outside-completion", maxConcurrentJobs: 2)
+        let log = Log<String>()
+        let inCompletion = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let dependency = BlockJob(name: "dependency") {}
+        dependency.completion = { _ in
+            inCompletion.signal()
+            release.wait()
+            log.append("completion returned")
+        }
+        let dependent = BlockJob(name: "dependent") { log.append("dependent ran") }
+        if how != "edge added late" { try dependent.addDependency(dependency) }
+        if how == "observed then added" { dependent.observe { _ in } }
+        try queue.add(dependency)
+        #expect(inCompletion.wait(timeout: .now() + testDeadline) == .success)
+        #expect(dependency.isFinished)
+        if how == "edge added late" { try dependent.addDependency(dependency) }
+        try queue.add(dependent)
+        #expect(dependent.state.tag == "pending")
+        release.signal()
+        #expect(drain(queue))
+        #expect(log.all == ["completion returned", "dependent ran"])
+        #expect(dependent.outcome?.isSucceeded == true)
+    }
 }

@@ -148,7 +148,7 @@ enum JobGraph {
             var unfinished = 0
             for index in 0..<job.machine.dependencies.count {
                 let dependency = job.machine.dependencies[index]
-                if case .finished(let outcome) = dependency.machine.phase {
+                if let outcome = dependency.machine.finalOutcome {
                     applyFailurePolicyLocked(job, dependency, outcome)
                 } else {
                     unfinished += 1
@@ -160,7 +160,7 @@ enum JobGraph {
         guard strongly, job.machine.cancellation == nil, job.machine.unfinishedDependencies > 0 else { return }
         for index in 0..<job.machine.dependencies.count {
             let dependency = job.machine.dependencies[index]
-            guard !dependency.machine.isFinished else { continue }
+            guard !dependency.machine.finalized else { continue }
             dependency.machine.dependents.append(job)
         }
     }
@@ -258,7 +258,7 @@ enum JobGraph {
         case .finished: throw .alreadyFinished(job: job.description)
         case .idle, .waiting, .ready: break
         }
-        if case .finished(let outcome) = dependency.machine.phase {
+        if let outcome = dependency.machine.finalOutcome {
             // Already satisfied: kept only so the job can read the result. A job that is not
             // linked applies the failure policy when it is.
             job.machine.dependencies.append(dependency)
@@ -296,7 +296,7 @@ enum JobGraph {
         let before = job.machine.dependencies.count
         job.machine.dependencies.removeAll { $0 === dependency }
         let removed = before - job.machine.dependencies.count
-        guard removed > 0, !dependency.machine.isFinished, job.machine.linked else { return }
+        guard removed > 0, !dependency.machine.finalized, job.machine.linked else { return }
         if job.machine.queue != nil {
             dependency.machine.dependents.removeAll { $0 === job }
         } else {
