@@ -181,8 +181,6 @@ public final class Future<Value: Sendable> {
         Future(outcome: .failure(error))
     }
 
-    @inlinable var lock: Lock { LockStripes.lock(for: self) }
-
     /// Registers `body` to run once with the future's result, on `executor`.
     ///
     /// If the future has already completed, `body` is scheduled at once. Inline, it runs before
@@ -195,15 +193,26 @@ public final class Future<Value: Sendable> {
     ///   - body: Receives the value or the error.
     @inlinable
     public func whenComplete(
-        on executor: Executor = .inline, _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
+        on executor: Executor = .inline, _ body: consuming @escaping @Sendable (Result<Value, any Error>) -> Void
     ) {
         if let outcome = completedOutcome {
             executor.run(body, outcome)
             return
         }
-        let action = lock.withLock { machine.register(FutureCallback(executor: executor, body: body)) }
-        if case .run(let outcome) = action {
-            executor.run(body, outcome)
+        register(FutureCallback(executor: executor, body: body))
+    }
+
+    /// Stores `callback` to run on completion, or runs it now if the future has just completed.
+    ///
+    /// The callback is moved into the state machine, not copied: locking without a closure
+    /// (the transition cannot throw) lets it change hands without a retain and a release.
+    @inlinable
+    func register(_ callback: consuming FutureCallback<Value>) {
+        LockStripes.lock(for: self)
+        let action = machine.register(callback)
+        LockStripes.unlock(for: self)
+        if case .run(let outcome, let callback) = action {
+            callback.executor.run(callback.body, outcome)
         }
     }
 
@@ -251,18 +260,17 @@ public final class Future<Value: Sendable> {
     @inlinable @discardableResult
     func complete(with outcome: Result<Value, any Error>, cancelling: Bool = false) -> Bool {
         if completedFlag.load(ordering: .acquiring) != 0 { return false }
-        let action = lock.withLock {
-            #if BATON_MODEL_CHECK && !canImport(Darwin)
-            if modelCheckPublishesEarly() { completedFlag.store(1, ordering: .releasing) }
-            // A step of its own, so that the checker can run a reader between the two writes.
-            _modelCheckPoint(flagAddress, "write the outcome")
-            #endif
-            let action = machine.complete(outcome, cancelling: cancelling)
-            // Releasing: whoever reads the flag set also sees the outcome written just before.
-            if case .complete = action { completedFlag.store(1, ordering: .releasing) }
-            return action
-        }
-        switch action {
+        LockStripes.lock(for: self)
+        #if BATON_MODEL_CHECK && !canImport(Darwin)
+        if modelCheckPublishesEarly() { completedFlag.store(1, ordering: .releasing) }
+        // A step of its own, so that the checker can run a reader between the two writes.
+        _modelCheckPoint(flagAddress, "write the outcome")
+        #endif
+        let action = machine.complete(outcome, cancelling: cancelling)
+        // Releasing: whoever reads the flag set also sees the outcome written just before.
+        if case .complete = action { completedFlag.store(1, ordering: .releasing) }
+        LockStripes.unlock(for: self)
+        switch consume action {
         case .alreadyCompleted:
             return false
         case .complete(let callbacks, let cancelHandlers, let runCancelHandlers):
@@ -275,7 +283,9 @@ public final class Future<Value: Sendable> {
     /// Registers a handler that runs if the future is cancelled (see ``Promise/onCancel(_:)``).
     @inlinable
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        let action = lock.withLock { machine.onCancel(.run(handler)) }
+        LockStripes.lock(for: self)
+        let action = machine.onCancel(.run(handler))
+        LockStripes.unlock(for: self)
         if case .run = action { handler() }
     }
 

@@ -41,13 +41,16 @@ enum SmallList<Element> {
     case one(Element)
     case many([Element])
 
+    /// Appends `element`, moving it and the elements already here: no callback's context is
+    /// retained and released on the way (two atomic operations each).
     @inlinable
-    mutating func append(_ element: Element) {
-        switch self {
+    mutating func append(_ element: consuming Element) {
+        var current = SmallList.none
+        swap(&self, &current)
+        switch consume current {
         case .none: self = .one(element)
         case .one(let first): self = .many([first, element])
         case .many(var elements):
-            self = .none  // drop this reference first, so the append does not copy
             elements.append(element)
             self = .many(elements)
         }
@@ -114,21 +117,35 @@ struct FutureStateMachine<Value: Sendable> {
     enum RegisterAction {
         /// The callback will run when the future completes.
         case stored
-        /// The future has completed: run the callback now, with this outcome.
-        case run(Outcome)
+        /// The future has completed: run the callback (handed back) now, with this outcome.
+        case run(Outcome, FutureCallback<Value>)
     }
 
+    /// Replaces the pending state with `new` and returns the old one, moved rather than copied:
+    /// the callbacks and handlers it holds change hands without a retain and a release each.
+    ///
+    /// Only while pending: once completed, readers without the lock rely on the state never
+    /// changing again.
     @inlinable
-    mutating func register(_ callback: FutureCallback<Value>) -> RegisterAction {
-        switch state {
-        case .completed(let outcome):
-            return .run(outcome)
-        case .pending(var callbacks, let cancelHandlers):
-            state = .pending(callbacks: .none, cancelHandlers: .none)
-            callbacks.append(callback)
-            state = .pending(callbacks: callbacks, cancelHandlers: cancelHandlers)
-            return .stored
+    mutating func replacePendingState(with new: consuming State) -> State {
+        var old = new
+        swap(&state, &old)
+        return old
+    }
+
+    /// A pending state with no callbacks and no handlers.
+    @inlinable
+    static var empty: State { .pending(callbacks: .none, cancelHandlers: .none) }
+
+    @inlinable
+    mutating func register(_ callback: consuming FutureCallback<Value>) -> RegisterAction {
+        if case .completed(let outcome) = state { return .run(outcome, callback) }
+        guard case .pending(var callbacks, let cancelHandlers) = replacePendingState(with: Self.empty) else {
+            preconditionFailure("unreachable: the state was pending")
         }
+        callbacks.append(callback)
+        state = .pending(callbacks: callbacks, cancelHandlers: cancelHandlers)
+        return .stored
     }
 
     @usableFromInline
@@ -146,13 +163,11 @@ struct FutureStateMachine<Value: Sendable> {
     /// `cancelling` (otherwise there is nothing left to cancel).
     @inlinable
     mutating func complete(_ outcome: Outcome, cancelling: Bool) -> CompleteAction {
-        switch state {
-        case .completed:
-            return .alreadyCompleted
-        case .pending(let callbacks, let cancelHandlers):
-            state = .completed(outcome)
-            return .complete(callbacks, cancelHandlers: cancelHandlers, runCancelHandlers: cancelling)
+        if case .completed = state { return .alreadyCompleted }
+        guard case .pending(let callbacks, let cancelHandlers) = replacePendingState(with: .completed(outcome)) else {
+            preconditionFailure("unreachable: the state was pending")
         }
+        return .complete(callbacks, cancelHandlers: cancelHandlers, runCancelHandlers: cancelling)
     }
 
     @usableFromInline
@@ -167,14 +182,12 @@ struct FutureStateMachine<Value: Sendable> {
 
     @inlinable
     mutating func onCancel(_ handler: CancelAction) -> CancelHandlerAction {
-        switch state {
-        case .completed:
-            return isCancelled ? .run : .drop
-        case .pending(let callbacks, var cancelHandlers):
-            state = .pending(callbacks: .none, cancelHandlers: .none)
-            cancelHandlers.append(handler)
-            state = .pending(callbacks: callbacks, cancelHandlers: cancelHandlers)
-            return .stored
+        if case .completed = state { return isCancelled ? .run : .drop }
+        guard case .pending(let callbacks, var cancelHandlers) = replacePendingState(with: Self.empty) else {
+            preconditionFailure("unreachable: the state was pending")
         }
+        cancelHandlers.append(handler)
+        state = .pending(callbacks: callbacks, cancelHandlers: cancelHandlers)
+        return .stored
     }
 }

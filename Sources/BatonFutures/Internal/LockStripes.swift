@@ -12,13 +12,36 @@ enum LockStripes {
     @usableFromInline static let count = 64
     @usableFromInline static let locks: [Lock] = (0..<count).map { _ in Lock(name: "Future.stripe") }
 
+    /// The same locks, unretained: ``locks`` keeps them alive for the whole process, so the hot
+    /// paths may use them without a retain and a release (two atomic operations) per use.
+    @usableFromInline static let unretainedLocks: [Unmanaged<Lock>] = locks.map { Unmanaged.passUnretained($0) }
+
+    /// Acquires the stripe that guards `object`; ``unlock(for:)`` releases it.
+    ///
+    /// A pair of calls rather than a closure: the critical sections move callbacks into the
+    /// object, which a closure's captures cannot do (they would be copied, a retain and a release).
     @inlinable
-    static func lock(for object: AnyObject) -> Lock {
+    static func lock(for object: AnyObject) {
         #if BATON_MODEL_CHECK && !canImport(Darwin)
-        if let lock = modelCheckLock() { return lock }
+        if let lock = modelCheckLock() { return lock.lock() }
         #endif
+        unretainedLocks[index(for: object)]._withUnsafeGuaranteedRef { $0.lock() }
+    }
+
+    /// Releases the stripe that ``lock(for:)`` acquired for `object`.
+    @inlinable
+    static func unlock(for object: AnyObject) {
+        #if BATON_MODEL_CHECK && !canImport(Darwin)
+        if let lock = modelCheckLock() { return lock.unlock() }
+        #endif
+        unretainedLocks[index(for: object)]._withUnsafeGuaranteedRef { $0.unlock() }
+    }
+
+    /// The index in ``locks`` of the stripe that guards `object`.
+    @inlinable
+    static func index(for object: AnyObject) -> Int {
         // Heap objects are 16-byte aligned: skip the always-zero low bits before masking.
         let address = UInt(bitPattern: ObjectIdentifier(object))
-        return locks[Int((address >> 4 ^ address >> 10) & UInt(count - 1))]
+        return Int((address >> 4 ^ address >> 10) & UInt(count - 1))
     }
 }
