@@ -22,15 +22,16 @@ enum InlineTrampoline {
 
     @inlinable
     static func run<Argument>(_ body: @escaping @Sendable (Argument) -> Void, _ argument: Argument) {
-        let state = ThreadInlineState.current
-        if state.depth >= maximumDepth || state.hasDeferredWork {
-            state.deferred.append { body(argument) }
-            return
+        ThreadInlineState.withCurrent { state in
+            if state.depth >= maximumDepth || state.hasDeferredWork {
+                state.deferred.append { body(argument) }
+                return
+            }
+            state.depth += 1
+            body(argument)
+            state.depth -= 1
+            if state.depth == 0 && !state.deferred.isEmpty { state.drain() }
         }
-        state.depth += 1
-        body(argument)
-        state.depth -= 1
-        if state.depth == 0 && !state.deferred.isEmpty { state.drain() }
     }
 
     @usableFromInline
@@ -42,12 +43,14 @@ enum InlineTrampoline {
 /// One thread's inline depth and deferred work; reached only from its own thread.
 @usableFromInline
 final class ThreadInlineState {
-    @usableFromInline var depth = 0
+    // Unchecked exclusivity: only the owning thread touches these fields, and the dynamic
+    // check on every inline callback costs more than the callback's bookkeeping.
+    @exclusivity(unchecked) @usableFromInline var depth = 0
     /// Work handed over while too deep, or while earlier work waited, in that order.
-    @usableFromInline var deferred: [() -> Void] = []
+    @exclusivity(unchecked) @usableFromInline var deferred: [() -> Void] = []
     /// While draining, the index of the next item of `deferred` to run: those before it have
     /// run, those from it on wait.
-    @usableFromInline var nextDeferred = 0
+    @exclusivity(unchecked) @usableFromInline var nextDeferred = 0
 
     @usableFromInline init() {}
 
@@ -71,13 +74,17 @@ final class ThreadInlineState {
         depth = 0
     }
 
-    /// The calling thread's state, created on first use and released when the thread exits.
+    /// Calls `body` with the calling thread's state, created on first use and released when the
+    /// thread exits.
+    ///
+    /// The thread-specific slot keeps the state alive while its thread runs, so `body` borrows
+    /// it without a retain and a release (two atomic operations on every inline callback).
     @inlinable
-    static var current: ThreadInlineState {
+    static func withCurrent<R>(_ body: (ThreadInlineState) -> R) -> R {
         if let pointer = pthread_getspecific(threadStateKey) {
-            return Unmanaged<ThreadInlineState>.fromOpaque(pointer).takeUnretainedValue()
+            return Unmanaged<ThreadInlineState>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
         }
-        return makeCurrent()
+        return body(makeCurrent())
     }
 
     @usableFromInline
