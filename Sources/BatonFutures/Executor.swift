@@ -31,7 +31,9 @@ public struct Executor: Sendable {
     @usableFromInline let kind: Kind
 
     /// Runs callbacks on the thread that completes the future, with no hop.
-    public static let inline = Executor(kind: .inline)
+    // Computed, not a stored `static let`: every `whenComplete` reads it, and a stored global
+    // costs a once-check and a copy through its accessor each time.
+    @inlinable public static var inline: Executor { Executor(kind: .inline) }
 
     /// Runs callbacks on `queue` with `queue.async`; a serial queue delivers them in order.
     public static func queue(_ queue: DispatchQueue) -> Executor {
