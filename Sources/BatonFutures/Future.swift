@@ -208,9 +208,9 @@ public final class Future<Value: Sendable> {
     /// (the transition cannot throw) lets it change hands without a retain and a release.
     @inlinable
     func register(_ callback: consuming FutureCallback<Value>) {
-        LockStripes.lock(for: self)
+        let stripe = LockStripes.lock(for: self)
         let action = machine.register(callback)
-        LockStripes.unlock(for: self)
+        stripe.unlock()
         if case .run(let outcome, let callback) = action {
             callback.executor.run(callback.body, outcome)
         }
@@ -260,7 +260,7 @@ public final class Future<Value: Sendable> {
     @inlinable @discardableResult
     func complete(with outcome: Result<Value, any Error>, cancelling: Bool = false) -> Bool {
         if completedFlag.load(ordering: .acquiring) != 0 { return false }
-        LockStripes.lock(for: self)
+        let stripe = LockStripes.lock(for: self)
         #if BATON_MODEL_CHECK && !canImport(Darwin)
         if modelCheckPublishesEarly() { completedFlag.store(1, ordering: .releasing) }
         // A step of its own, so that the checker can run a reader between the two writes.
@@ -269,7 +269,7 @@ public final class Future<Value: Sendable> {
         let action = machine.complete(outcome, cancelling: cancelling)
         // Releasing: whoever reads the flag set also sees the outcome written just before.
         if case .complete = action { completedFlag.store(1, ordering: .releasing) }
-        LockStripes.unlock(for: self)
+        stripe.unlock()
         switch consume action {
         case .alreadyCompleted:
             return false
@@ -283,9 +283,9 @@ public final class Future<Value: Sendable> {
     /// Registers a handler that runs if the future is cancelled (see ``Promise/onCancel(_:)``).
     @inlinable
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        LockStripes.lock(for: self)
+        let stripe = LockStripes.lock(for: self)
         let action = machine.onCancel(.run(handler))
-        LockStripes.unlock(for: self)
+        stripe.unlock()
         if case .run = action { handler() }
     }
 

@@ -16,25 +16,39 @@ enum LockStripes {
     /// paths may use them without a retain and a release (two atomic operations) per use.
     @usableFromInline static let unretainedLocks: [Unmanaged<Lock>] = locks.map { Unmanaged.passUnretained($0) }
 
-    /// Acquires the stripe that guards `object`; ``unlock(for:)`` releases it.
+    /// Acquires the stripe that guards `object`, and returns it for ``Stripe/unlock()``.
     ///
-    /// A pair of calls rather than a closure: the critical sections move callbacks into the
+    /// A lock and an unlock rather than a closure: the critical sections move callbacks into the
     /// object, which a closure's captures cannot do (they would be copied, a retain and a release).
     @inlinable
-    static func lock(for object: AnyObject) {
-        #if BATON_MODEL_CHECK && !canImport(Darwin)
-        if let lock = modelCheckLock() { return lock.lock() }
-        #endif
-        unretainedLocks[index(for: object)]._withUnsafeGuaranteedRef { $0.lock() }
+    static func lock(for object: AnyObject) -> Stripe {
+        let stripe = Stripe(for: object)
+        stripe.lock._withUnsafeGuaranteedRef { $0.lock() }
+        return stripe
     }
 
-    /// Releases the stripe that ``lock(for:)`` acquired for `object`.
-    @inlinable
-    static func unlock(for object: AnyObject) {
-        #if BATON_MODEL_CHECK && !canImport(Darwin)
-        if let lock = modelCheckLock() { return lock.unlock() }
-        #endif
-        unretainedLocks[index(for: object)]._withUnsafeGuaranteedRef { $0.unlock() }
+    /// One of the stripes, borrowed: ``locks`` keeps it alive.
+    @usableFromInline
+    struct Stripe {
+        @usableFromInline let lock: Unmanaged<Lock>
+
+        @inlinable
+        init(for object: AnyObject) {
+            #if BATON_MODEL_CHECK && !canImport(Darwin)
+            // The check's lock lives as long as the check's execution, which outlives its futures.
+            if let lock = modelCheckLock() {
+                self.lock = Unmanaged.passUnretained(lock)
+                return
+            }
+            #endif
+            lock = LockStripes.unretainedLocks[LockStripes.index(for: object)]
+        }
+
+        /// Releases the stripe, which the calling thread holds.
+        @inlinable
+        func unlock() {
+            lock._withUnsafeGuaranteedRef { $0.unlock() }
+        }
     }
 
     /// The index in ``locks`` of the stripe that guards `object`.
