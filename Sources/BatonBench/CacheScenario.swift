@@ -150,9 +150,13 @@ public struct CacheScenario: Scenario {
             "Lock+Dictionary never evicts, so it has no hit ratio to compare: it is the floor for time per operation only.",
         ]
         if let anchorSkip {
-            notes.append("libCacheSim anchors skipped: \(anchorSkip). Scripts/cache-anchors.py measures them (see Scripts/README.md).")
+            notes.append(
+                "libCacheSim anchors skipped: \(anchorSkip). Scripts/cache-anchors.py measures them (see Scripts/README.md)."
+            )
         } else if let anchorVersion {
-            notes.append("libCacheSim \(anchorVersion) (Python module), run by Scripts/cache-anchors.py on the very streams the caches above were measured on, with libCacheSim's default parameters.")
+            notes.append(
+                "libCacheSim \(anchorVersion) (Python module), run by Scripts/cache-anchors.py on the very streams the caches above were measured on, with libCacheSim's default parameters."
+            )
         }
         notes.append(contentsOf: differences(results))
         return ScenarioReport(

@@ -55,7 +55,8 @@ struct LibCacheSimAnchors {
             return .skipped(reason: "\(script.path) not found")
         }
         let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("baton-cache-traces-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
+            .appendingPathComponent(
+                "baton-cache-traces-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -110,7 +111,12 @@ struct LibCacheSimAnchors {
                 let trace: String
                 let capacity: Int
                 let policy: String
-                let hit_ratio: Double
+                let hitRatio: Double
+
+                enum CodingKeys: String, CodingKey {
+                    case trace, capacity, policy
+                    case hitRatio = "hit_ratio"
+                }
             }
             let libcachesim: String
             let results: [Result]
@@ -120,10 +126,10 @@ struct LibCacheSimAnchors {
         }
         var rows: [Row] = []
         for result in report.results {
-            guard let label = labels[result.trace], (0...1).contains(result.hit_ratio) else {
+            guard let label = labels[result.trace], (0...1).contains(result.hitRatio) else {
                 return .skipped(reason: "the anchor script reported a trace or a ratio the bench did not ask for")
             }
-            rows.append(Row(label: label, policy: result.policy, hitRatio: result.hit_ratio))
+            rows.append(Row(label: label, policy: result.policy, hitRatio: result.hitRatio))
         }
         let expected = labels.count * policies.count
         guard rows.count == expected else {

@@ -38,7 +38,9 @@ public struct ReportTable {
             let mark = isBaton ? "* " : report.ceilings.contains(contender) ? "^ " : "  "
             rows.append([mark + contender] + cells)
         }
-        let hasCeiling = report.ceilings.contains { name in report.results.contains { $0.unit == unit && $0.contender == name } }
+        let hasCeiling = report.ceilings.contains { name in
+            report.results.contains { $0.unit == unit && $0.contender == name }
+        }
         return align(rows) + "  (* Baton\(hasCeiling ? "; ^ ceiling, not an anchor" : ""))\n"
     }
 

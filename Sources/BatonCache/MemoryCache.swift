@@ -149,7 +149,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         self.timeToIdle = timeToIdle
         self.policy = policy
         self.clock = clock
-        let shards = Self.powerOfTwo(atLeast: shardCount ?? Self.defaultShardCount(countLimit: countLimit, policy: policy))
+        let shards = Self.powerOfTwo(
+            atLeast: shardCount ?? Self.defaultShardCount(countLimit: countLimit, policy: policy))
         self.shardCount = shards
         shardMask = shards - 1
         let budget = CacheBudget(countLimit: countLimit, costLimit: costLimit)
