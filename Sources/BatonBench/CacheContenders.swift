@@ -9,34 +9,37 @@ protocol BenchCache: AnyObject, Sendable {
     func set(_ key: Int, _ value: Int)
 }
 
-final class BatonSieveCache: BenchCache {
+/// A Baton `MemoryCache` as the scenario drives it, made with `Setup`'s policy and shards.
+final class BatonMemoryCache<Setup: MemoryCacheSetup>: BenchCache {
     private let cache: MemoryCache<Int, Int>
-    init(capacity: Int) { cache = MemoryCache(countLimit: capacity, policy: .sieve) }
+    init(capacity: Int) {
+        cache = MemoryCache(countLimit: capacity, policy: Setup.policy, shardCount: Setup.shardCount)
+    }
     func get(_ key: Int) -> Int? { cache.value(forKey: key) }
     func set(_ key: Int, _ value: Int) { cache.setValue(value, forKey: key) }
 }
 
-final class BatonLRUCache: BenchCache {
-    private let cache: MemoryCache<Int, Int>
-    init(capacity: Int) { cache = MemoryCache(countLimit: capacity, policy: .lru) }
-    func get(_ key: Int) -> Int? { cache.value(forKey: key) }
-    func set(_ key: Int, _ value: Int) { cache.setValue(value, forKey: key) }
+/// How one of Baton's cache contenders is made: a type per contender, so that each is measured
+/// through code specialised for it, as the anchors are.
+protocol MemoryCacheSetup {
+    static var policy: EvictionPolicy { get }
+    /// Nil for the cache's default.
+    static var shardCount: Int? { get }
 }
 
-final class BatonTinyLFUCache: BenchCache {
-    private let cache: MemoryCache<Int, Int>
-    init(capacity: Int) { cache = MemoryCache(countLimit: capacity, policy: .tinyLFU) }
-    func get(_ key: Int) -> Int? { cache.value(forKey: key) }
-    func set(_ key: Int, _ value: Int) { cache.setValue(value, forKey: key) }
+extension MemoryCacheSetup {
+    static var shardCount: Int? { nil }
 }
+
+enum SieveSetup: MemoryCacheSetup { static var policy: EvictionPolicy { .sieve } }
+enum LRUSetup: MemoryCacheSetup { static var policy: EvictionPolicy { .lru } }
+enum TinyLFUSetup: MemoryCacheSetup { static var policy: EvictionPolicy { .tinyLFU } }
 
 /// TinyLFU in one shard: the same policy without sharding, to show what sharding costs in hit
 /// ratio (each shard evicts its own victim, with its own sketch).
-final class BatonTinyLFUOneShardCache: BenchCache {
-    private let cache: MemoryCache<Int, Int>
-    init(capacity: Int) { cache = MemoryCache(countLimit: capacity, policy: .tinyLFU, shardCount: 1) }
-    func get(_ key: Int) -> Int? { cache.value(forKey: key) }
-    func set(_ key: Int, _ value: Int) { cache.setValue(value, forKey: key) }
+enum TinyLFUOneShardSetup: MemoryCacheSetup {
+    static var policy: EvictionPolicy { .tinyLFU }
+    static var shardCount: Int? { 1 }
 }
 
 /// `NSCache` with `countLimit`, keyed and valued by `NSNumber` as Swift code on Linux must
@@ -99,10 +102,11 @@ struct CacheContender: Sendable {
     }
 
     static let all: [CacheContender] = [
-        CacheContender("MemoryCache SIEVE", baton: true, BatonSieveCache.self),
-        CacheContender("MemoryCache LRU", baton: true, BatonLRUCache.self),
-        CacheContender("MemoryCache TinyLFU", baton: true, BatonTinyLFUCache.self),
-        CacheContender("MemoryCache TinyLFU, 1 shard", baton: true, timed: false, BatonTinyLFUOneShardCache.self),
+        CacheContender("MemoryCache SIEVE", baton: true, BatonMemoryCache<SieveSetup>.self),
+        CacheContender("MemoryCache LRU", baton: true, BatonMemoryCache<LRUSetup>.self),
+        CacheContender("MemoryCache TinyLFU", baton: true, BatonMemoryCache<TinyLFUSetup>.self),
+        CacheContender(
+            "MemoryCache TinyLFU, 1 shard", baton: true, timed: false, BatonMemoryCache<TinyLFUOneShardSetup>.self),
         CacheContender("NSCache", share: 0.02, FoundationCache.self),
         CacheContender("Lock+Dictionary (no eviction)", bounded: false, LockedDictionaryCache.self),
     ]
