@@ -275,7 +275,13 @@ public final class Future<Value: Sendable> {
             return false
         case .complete(let callbacks, let cancelHandlers, let runCancelHandlers):
             if runCancelHandlers { cancelHandlers.forEach { $0() } }
-            callbacks.forEach { $0.executor.run($0.body, outcome) }
+            // Consumed, not iterated: each callback leaves the list as it runs, and its
+            // context is released once, after its call.
+            switch consume callbacks {
+            case .none: break
+            case .one(let callback): callback.executor.run(callback.body, outcome)
+            case .many(let list): for callback in list { callback.executor.run(callback.body, outcome) }
+            }
             return true
         }
     }

@@ -22,15 +22,14 @@ enum InlineTrampoline {
 
     @inlinable
     static func run<Argument>(_ body: @escaping @Sendable (Argument) -> Void, _ argument: Argument) {
-        ThreadInlineState.withCurrent { state in
-            if state.depth >= maximumDepth || state.hasDeferredWork {
-                state.deferred.append { body(argument) }
-                return
-            }
-            state.depth += 1
+        // The state is borrowed through closures that capture nothing: a closure capturing
+        // `body` would retain it for the call and release it after (two atomic operations).
+        let state = ThreadInlineState.current
+        if state._withUnsafeGuaranteedRef({ $0.enter() }) {
             body(argument)
-            state.depth -= 1
-            if state.depth == 0 && !state.deferred.isEmpty { state.drain() }
+            state._withUnsafeGuaranteedRef { $0.leave() }
+        } else {
+            state._withUnsafeGuaranteedRef { $0.deferred.append { body(argument) } }
         }
     }
 
@@ -58,6 +57,22 @@ final class ThreadInlineState {
     /// it. While the last waiting item runs, nothing waits, and its callbacks may nest again.
     @inlinable var hasDeferredWork: Bool { nextDeferred < deferred.count }
 
+    /// Takes a level of inline depth and returns `true` if work may run now; returns `false`
+    /// (taking nothing) if it must be deferred: too deep, or earlier work waits.
+    @inlinable
+    func enter() -> Bool {
+        if depth >= InlineTrampoline.maximumDepth || hasDeferredWork { return false }
+        depth += 1
+        return true
+    }
+
+    /// Gives back the level ``enter()`` took; the outermost level runs the deferred work.
+    @inlinable
+    func leave() {
+        depth -= 1
+        if depth == 0 && !deferred.isEmpty { drain() }
+    }
+
     /// Runs the deferred work, and whatever that work defers, first in first out, until none
     /// is left.
     @usableFromInline
@@ -74,23 +89,23 @@ final class ThreadInlineState {
         depth = 0
     }
 
-    /// Calls `body` with the calling thread's state, created on first use and released when the
-    /// thread exits.
+    /// The calling thread's state, created on first use and released when the thread exits.
     ///
-    /// The thread-specific slot keeps the state alive while its thread runs, so `body` borrows
-    /// it without a retain and a release (two atomic operations on every inline callback).
+    /// Unretained: the thread-specific slot keeps the state alive while its thread runs, so
+    /// callers borrow it without a retain and a release (two atomic operations on every inline
+    /// callback).
     @inlinable
-    static func withCurrent<R>(_ body: (ThreadInlineState) -> R) -> R {
+    static var current: Unmanaged<ThreadInlineState> {
         if let pointer = pthread_getspecific(threadStateKey) {
-            return Unmanaged<ThreadInlineState>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+            return Unmanaged<ThreadInlineState>.fromOpaque(pointer)
         }
-        return body(makeCurrent())
+        return makeCurrent()
     }
 
     @usableFromInline
-    static func makeCurrent() -> ThreadInlineState {
-        let state = ThreadInlineState()
-        pthread_setspecific(threadStateKey, Unmanaged.passRetained(state).toOpaque())
+    static func makeCurrent() -> Unmanaged<ThreadInlineState> {
+        let state = Unmanaged.passRetained(ThreadInlineState())
+        pthread_setspecific(threadStateKey, state.toOpaque())
         return state
     }
 }
