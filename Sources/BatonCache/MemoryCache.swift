@@ -56,7 +56,7 @@ import Foundation
 ///
 /// - Complexity: Lookups, writes and removals are O(1) on average (SIEVE's hand may pass over
 ///   visited entries, amortised O(1) per eviction). ``removeAll()`` and ``removeExpired()`` are
-///   O(n); ``statistics`` is O(shards).
+///   O(n); ``statistics`` sums its per-thread stripes, at most 64.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The most entries the cache holds, or `nil` for no limit.
     ///
@@ -101,9 +101,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @usableFromInline let expiry: Expiry
     @usableFromInline let clock: CacheClock
     @usableFromInline let handlers = EvictionHandlers<Key, Value>()
+    /// The statistics, striped by thread.
+    @usableFromInline let counters = CacheCounters(
+        stripes: ThreadStripe.stripeCount(cores: ProcessInfo.processInfo.activeProcessorCount))
     /// Set once an entry is written with a lifetime of its own: from then on every operation
-    /// reads the clock, as with a cache-wide limit. Never cleared.
-    @usableFromInline let lifetimesInUse = ManagedAtomic(false)
+    /// reads the clock, as with a cache-wide limit. Never cleared. Unmanaged storage rather
+    /// than a `ManagedAtomic` object: every lookup reads it, and a plain load beats a call
+    /// into the object.
+    @usableFromInline let lifetimesInUse = UnsafeAtomic<Bool>.create(false)
     /// Whether a background sweep is scheduled.
     @usableFromInline let sweepScheduled = ManagedAtomic(false)
     let flights = SingleFlight<Key, Value>()
@@ -163,6 +168,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     deinit {
         shardTable.deallocate()
+        counters.deallocate()
+        lifetimesInUse.destroy()
     }
 
     /// 32 shards per core, at most 64, halved while a shard would hold fewer than 32 of
@@ -205,18 +212,19 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// - Complexity: O(1) on average.
     @inlinable
     public func value(forKey key: Key) -> Value? {
-        countedLookup(key, in: shardTable[key.hashValue & shardMask])
+        let now = currentTime()
+        return shardTable.withShard(key.hashValue & shardMask) { countedLookup(key, now: now, in: $0) }
     }
 
     /// Looks `key` up and counts the hit or the miss.
     @inlinable
-    func countedLookup(_ key: Key, in shard: CacheShard<Key, Value>) -> Value? {
-        switch lookup(key, in: shard) {
+    func countedLookup(_ key: Key, now: Int64, in shard: CacheShard<Key, Value>) -> Value? {
+        switch lookup(key, now: now, in: shard) {
         case .hit(let value):
-            shard.counters.increment(.hits)
+            counters.increment(.hits)
             return value
         case .miss, .expired:
-            shard.counters.increment(.misses)
+            counters.increment(.misses)
             return nil
         }
     }
@@ -232,7 +240,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// - Complexity: O(1) on average.
     @inlinable
     public func peek(_ key: Key) -> Value? {
-        shards[key.hashValue & shardMask].peek(key, now: currentTime())
+        let now = currentTime()
+        return shardTable.withShard(key.hashValue & shardMask) { $0.peek(key, now: now) }
     }
 
     /// Whether a value that has not expired is stored for `key`, checked as quietly as
@@ -244,17 +253,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         peek(key) != nil
     }
 
-    /// Looks `key` up without counting statistics.
+    /// Looks `key` up at time `now` (``currentTime()``) without counting statistics.
     @inlinable
-    func lookup(_ key: Key, in shard: CacheShard<Key, Value>) -> Lookup<Value> {
-        let now = currentTime()
+    func lookup(_ key: Key, now: Int64, in shard: CacheShard<Key, Value>) -> Lookup<Value> {
         if policy != .lru {
             let found = shard.lookupShared(key, now: now)
             guard case .expired = found else { return found }
         }
         var evicted = EvictionBatch<Key, Value>()
         let found = shard.withWriteLock { $0.lookupExclusive(key, now: now, evicted: &evicted) }
-        deliver(evicted, counters: shard.counters)
+        deliver(evicted)
         return found
     }
 
@@ -309,18 +317,30 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             if !lifetimesInUse.load(ordering: .relaxed) { lifetimesInUse.store(true, ordering: .relaxed) }
         }
         let home = key.hashValue & shardMask
-        let shard = shards[home]
         let now = currentTime()
         let expiresAt = expiry.deadline(writtenAt: now, lifetime: lifetime)
+        return shardTable.withShard(home) { shard in
+            store(
+                value, forKey: key, cost: cost, expiresAt: expiresAt, now: now, ifAbsent: ifAbsent, home: home,
+                in: shard)
+        }
+    }
+
+    /// ``store(_:forKey:cost:timeToLive:ifAbsent:)`` in `key`'s shard, `home`, borrowed.
+    @inlinable
+    func store(
+        _ value: Value, forKey key: Key, cost: Int, expiresAt: Int64, now: Int64, ifAbsent: Bool, home: Int,
+        in shard: CacheShard<Key, Value>
+    ) -> Value {
         var evicted = EvictionBatch<Key, Value>()
-        defer { deliver(evicted, counters: shard.counters) }
+        defer { deliver(evicted) }
         while true {
             // Checked on every pass: a limit lowered meanwhile may have made the entry one
             // that can never fit, and evicting for it would then never end.
             let tooCostly = cost > budget.costLimit
             if tooCostly || budget.countLimit == 0 {
-                if ifAbsent, case .hit(let present) = lookup(key, in: shard) { return present }
-                shard.counters.increment(.insertions)
+                if ifAbsent, case .hit(let present) = lookup(key, now: now, in: shard) { return present }
+                counters.increment(.insertions)
                 _ = shard.withWriteLock { $0.removeValue(forKey: key, now: now, reason: .replaced, evicted: &evicted) }
                 evicted.append(key, value, tooCostly ? .cost : .count)
                 return value
@@ -330,7 +350,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             }
             switch outcome {
             case .stored:
-                shard.counters.increment(.insertions)
+                counters.increment(.insertions)
                 if (expiresAt != .max || expiry.timeToIdle != nil) && !sweepScheduled.load(ordering: .relaxed) {
                     scheduleSweep()
                 }
@@ -364,11 +384,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable
     @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
-        let shard = shards[key.hashValue & shardMask]
         let now = currentTime()
         var evicted = EvictionBatch<Key, Value>()
-        let removed = shard.withWriteLock { $0.removeValue(forKey: key, now: now, evicted: &evicted) }
-        deliver(evicted, counters: shard.counters)
+        let removed = shardTable.withShard(key.hashValue & shardMask) { shard in
+            shard.withWriteLock { $0.removeValue(forKey: key, now: now, evicted: &evicted) }
+        }
+        deliver(evicted)
         return removed
     }
 
@@ -381,7 +402,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public func removeAll() {
         for shard in shards {
             let drained = shard.withWriteLock { $0.removeAll() }
-            shard.counters.increment(.removals, by: drained.count)
+            counters.increment(.removals, by: drained.count)
             if handlers.isActive.load(ordering: .acquiring) {
                 let current = handlers.current
                 drained.forEachEntry { key, value in
@@ -419,7 +440,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             precondition(newValue >= 0, "MemoryCache: countLimit must not be negative (got \(newValue))")
         }
         let limit = newValue ?? .max
-        var evicted: [(EvictionBatch<Key, Value>, ShardCounters)] = []
+        var evicted: [EvictionBatch<Key, Value>] = []
         limitChange.withLock {
             if limit >= budget.reportedCountLimit {
                 budget.raiseCountLimit(to: limit)
@@ -430,7 +451,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             }
         }
         // Outside every lock, so a handler may use the cache, even set a limit.
-        for (batch, counters) in evicted { deliver(batch, counters: counters) }
+        for batch in evicted { deliver(batch) }
     }
 
     func changeCostLimit(to newValue: Int?) {
@@ -438,7 +459,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             precondition(newValue >= 0, "MemoryCache: costLimit must not be negative (got \(newValue))")
         }
         let limit = newValue ?? .max
-        var evicted: [(EvictionBatch<Key, Value>, ShardCounters)] = []
+        var evicted: [EvictionBatch<Key, Value>] = []
         limitChange.withLock {
             if limit >= budget.reportedCostLimit {
                 budget.raiseCostLimit(to: limit)
@@ -448,7 +469,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
                 budget.publishCostLimit(limit)
             }
         }
-        for (batch, counters) in evicted { deliver(batch, counters: counters) }
+        for batch in evicted { deliver(batch) }
     }
 
     /// A stored limit as the API spells it: `Int.max` is no limit.
@@ -464,8 +485,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @discardableResult
     private func trim(
         reason: EvictionReason, deliveringNow: Bool = true, excess: () -> Int
-    ) -> [(EvictionBatch<Key, Value>, ShardCounters)] {
-        var held: [(EvictionBatch<Key, Value>, ShardCounters)] = []
+    ) -> [EvictionBatch<Key, Value>] {
+        var held: [EvictionBatch<Key, Value>] = []
         let now = currentTime()
         var idleShards = 0
         var next = 0
@@ -483,9 +504,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
                 return any
             }
             if deliveringNow {
-                deliver(evicted, counters: shard.counters)
+                deliver(evicted)
             } else if !evicted.isEmpty {
-                held.append((evicted, shard.counters))
+                held.append(evicted)
             }
             idleShards = evictedAny ? 0 : idleShards + 1
         }
@@ -504,7 +525,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         for shard in shards {
             var evicted = EvictionBatch<Key, Value>()
             shard.withWriteLock { $0.removeExpired(now: now, evicted: &evicted) }
-            deliver(evicted, counters: shard.counters)
+            deliver(evicted)
         }
     }
 
@@ -564,17 +585,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// The hit, miss, insertion, eviction, expiration and removal counts so far.
     ///
-    /// - Complexity: O(shards).
+    /// - Complexity: O(stripes): the counters are striped by thread (twice the cores, at
+    ///   most 64 stripes), and this sums the stripes.
     public var statistics: CacheStatistics {
         var total = CacheStatistics()
-        for shard in shards {
-            total.hits += shard.counters.load(.hits)
-            total.misses += shard.counters.load(.misses)
-            total.insertions += shard.counters.load(.insertions)
-            total.evictions += shard.counters.load(.evictions)
-            total.expirations += shard.counters.load(.expirations)
-            total.removals += shard.counters.load(.removals)
-        }
+        total.hits = counters.load(.hits)
+        total.misses = counters.load(.misses)
+        total.insertions = counters.load(.insertions)
+        total.evictions = counters.load(.evictions)
+        total.expirations = counters.load(.expirations)
+        total.removals = counters.load(.removals)
         return total
     }
 
@@ -593,7 +613,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Counts the entries that left and calls the eviction handlers. Called after the shard's
     /// lock is released; the batch, and the values in it, are released when it returns.
     @inlinable
-    func deliver(_ evicted: borrowing EvictionBatch<Key, Value>, counters: ShardCounters) {
+    func deliver(_ evicted: borrowing EvictionBatch<Key, Value>) {
         guard !evicted.isEmpty else { return }
         var evictions = 0
         var expirations = 0

@@ -1,8 +1,7 @@
 import Atomics
 import BatonLocks
 
-/// One shard of a ``MemoryCache``: its state machine behind a reader-writer lock, and its
-/// statistics counters.
+/// One shard of a ``MemoryCache``: its state machine behind a reader-writer lock.
 ///
 /// Keys are spread over shards by hash, so threads that work on different shards never wait
 /// for one another. A SIEVE or TinyLFU lookup takes the shared read lock; writes, and LRU
@@ -17,7 +16,6 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
     @usableFromInline let lock = ReadWriteLock(name: "MemoryCache.shard")
     /// Guarded by `lock`. The lock, not the runtime's exclusivity check, keeps accesses apart.
     @exclusivity(unchecked) @usableFromInline var state: ShardStateMachine<Key, Value>
-    @usableFromInline let counters = ShardCounters()
 
     init(policy: EvictionPolicy, expiry: Expiry, budget: CacheBudget) {
         state = ShardStateMachine(policy: policy, expiry: expiry, budget: budget)
