@@ -167,7 +167,9 @@ let package = Package(
                 ),
             ]
         ),
-        .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench", "BatonLocks"]),
+        .testTarget(
+            name: "BatonBenchTests",
+            dependencies: ["BatonBench", "BatonLocks", .product(name: "Atomics", package: "swift-atomics")]),
         .testTarget(name: "BatonStressTests", dependencies: ["BatonStress", "BatonLocks"]),
         .testTarget(
             name: "BatonFuturesTests", dependencies: ["BatonFutures", "BatonLocks", "BatonTestSupport"],

@@ -1,3 +1,4 @@
+import Atomics
 import BatonLocks
 import Dispatch
 import Foundation
@@ -159,15 +160,16 @@ struct LockContender: Sendable {
     /// Slow contenders run this fraction of the operations so a full run stays within minutes;
     /// the reported figure is per operation either way.
     let share: Double
-    let measure: @Sendable (_ writers: Int, _ readers: Int, _ readSpan: Int, _ operations: Int) -> Double
+    let measure:
+        @Sendable (_ writers: Int, _ readers: Int, _ readSpan: Int, _ operations: Int, _ cap: Duration) -> Double
     let measureUncontended: @Sendable (_ write: Bool, _ operations: Int) -> Double
 
     init<D: SharedDictionary>(_ name: String, baton: Bool = false, share: Double = 1, _ type: D.Type) {
         self.name = name
         self.baton = baton
         self.share = share
-        measure = { writers, readers, readSpan, operations in
-            measureMix(D.self, writers: writers, readers: readers, readSpan: readSpan, operations: operations)
+        measure = { writers, readers, readSpan, operations, cap in
+            measureMix(D.self, writers: writers, readers: readers, readSpan: readSpan, operations: operations, cap: cap)
         }
         measureUncontended = { write, operations in
             measureSingleThread(D.self, write: write, operations: operations)
@@ -209,33 +211,63 @@ private func randomKeys(seed: UInt64) -> [Int] {
 }
 
 /// Mean wall time per operation, in nanoseconds, with `writers` + `readers` threads each doing
-/// `operations` random writes or reads on one shared dictionary; a read looks up one key, or
-/// sums `readSpan` consecutive keys when that is above 1.
+/// `operations` random writes or reads on one shared dictionary, stopped early if they are not
+/// done within `cap`; a read looks up one key, or sums `readSpan` consecutive keys when that is
+/// above 1.
+///
+/// Every contender gets the same count, so every contender's threads overlap as they would in
+/// a program (a slow lock given fewer operations, to keep the run short, would finish each
+/// thread's share within one time slice, never meet the other threads, and never collapse).
+/// A lock too slow to finish within `cap` is stopped there and measured by the operations its
+/// threads did: the run stays short and the figure is that lock's, under full contention.
 private func measureMix<D: SharedDictionary>(
-    _ type: D.Type, writers: Int, readers: Int, readSpan: Int, operations: Int
+    _ type: D.Type, writers: Int, readers: Int, readSpan: Int, operations: Int, cap: Duration
 ) -> Double {
     let shared = D(initialDictionary())
+    let stop = ManagedAtomic(false)
+    let threads = writers + readers
+    let done = OperationCounts(threads)
     var bodies: [@Sendable () -> Void] = []
-    for index in 0..<(writers + readers) {
+    for index in 0..<threads {
         let keys = randomKeys(seed: UInt64(index + 1))
-        if index < writers {
-            bodies.append {
-                for i in 0..<operations { shared.write(keys[i & (keysPerThread - 1)], i) }
-            }
-        } else {
-            bodies.append {
-                var sum = 0
-                if readSpan > 1 {
-                    for i in 0..<operations { sum &+= shared.readSpan(from: keys[i & (keysPerThread - 1)], readSpan) }
-                } else {
-                    for i in 0..<operations { sum &+= shared.read(keys[i & (keysPerThread - 1)]) ?? 0 }
+        bodies.append {
+            var completed = 0
+            var sum = 0
+            // The flag is read once per batch, so that checking it costs nothing measurable.
+            while completed < operations && !stop.load(ordering: .relaxed) {
+                for step in completed..<min(operations, completed + operationBatch) {
+                    let key = keys[step & (keysPerThread - 1)]
+                    if index < writers {
+                        shared.write(key, step)
+                    } else if readSpan > 1 {
+                        sum &+= shared.readSpan(from: key, readSpan)
+                    } else {
+                        sum &+= shared.read(key) ?? 0
+                    }
                 }
-                blackHole(sum)
+                completed = min(operations, completed + operationBatch)
             }
+            blackHole(sum)
+            done.store(completed, at: index)
         }
     }
-    let elapsed = raceThreads(bodies)
-    return elapsed.nanoseconds / Double(operations * (writers + readers))
+    let elapsed = raceThreads(bodies, cap: cap, stop: stop)
+    return elapsed.nanoseconds / Double(max(1, done.total))
+}
+
+/// Operations between two reads of the stop flag.
+private let operationBatch = 16
+
+/// Each thread's count of operations, stored once when it stops.
+private final class OperationCounts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [Int]
+
+    init(_ threads: Int) { counts = Array(repeating: 0, count: threads) }
+
+    func store(_ count: Int, at index: Int) { lock.withLock { counts[index] = count } }
+
+    var total: Int { lock.withLock { counts.reduce(0, +) } }
 }
 
 /// Time per operation, in nanoseconds, of one thread alone reading or writing.

@@ -1,6 +1,7 @@
 /// The classic readers-writers experiment: W writer and R reader threads on one shared
-/// `[Int: Int]` of 1,024 keys, each doing a fixed number of random writes or reads, guarded by
-/// each lock in turn; plus one thread alone reading or writing (the uncontended cost).
+/// `[Int: Int]` of 1,024 keys, each doing a fixed number of random writes or reads (or as many
+/// as fit in a time cap, for a lock that collapses), guarded by each lock in turn; plus one
+/// thread alone reading or writing (the uncontended cost).
 public struct LocksScenario: Scenario {
     public let name = "locks"
     public let summary = "readers-writers on a shared [Int: Int]: Baton's locks vs NSLock, pthread, Mutex, GCD"
@@ -12,8 +13,11 @@ public struct LocksScenario: Scenario {
     ]
     static let longReadSpan = 32
 
-    /// Operations per thread in a full run.
+    /// Operations per thread in a full run, for every contender.
     static let operationsPerThread = 100_000
+    /// How long a mix may run before its threads are stopped (in a full run): Baton's locks
+    /// take 30–130 ms, a collapsing anchor would take many seconds.
+    static let cap = Duration.milliseconds(400)
     /// Operations of the single-thread cases in a full run.
     static let uncontendedOperations = 2_000_000
 
@@ -33,6 +37,8 @@ public struct LocksScenario: Scenario {
             sheet.record(value, case: name, contender: contender.name, baton: contender.baton)
         }
 
+        let operations = options.count(Self.operationsPerThread, minimum: 10)
+        let cap = Duration.milliseconds(options.count(Int(Self.cap.nanoseconds / 1e6), minimum: 20))
         // Repetitions outermost, so a noisy moment on a shared machine hits one rep of every
         // contender rather than every rep of one.
         for rep in 1...options.reps {
@@ -40,8 +46,7 @@ public struct LocksScenario: Scenario {
                 let label = "\(mix.writers)w/\(mix.readers)r" + (mix.readSpan > 1 ? " long reads" : "")
                 for contender in contenders {
                     progress("locks: rep \(rep)/\(options.reps) \(label) \(contender.name)")
-                    let operations = options.count(Int(Double(Self.operationsPerThread) * contender.share), minimum: 10)
-                    record(label, contender, contender.measure(mix.writers, mix.readers, mix.readSpan, operations))
+                    record(label, contender, contender.measure(mix.writers, mix.readers, mix.readSpan, operations, cap))
                 }
             }
             for write in [false, true] {
@@ -61,9 +66,9 @@ public struct LocksScenario: Scenario {
             scenario: name, cores: activeCores, quick: options.quick, results: results,
             notes: [
                 "Mean wall time per operation: total wall time of all threads ÷ all operations, lower is better.",
-                "Each thread does \(options.count(Self.operationsPerThread, minimum: 10)) random reads or writes on 1,024 keys; the single-thread cases \(options.count(Self.uncontendedOperations, minimum: 10)).",
+                "Each thread does \(operations) random reads or writes on 1,024 keys, every contender alike, so that every lock's threads overlap as in a program; a contender still running after \(cap) is stopped there and measured by the operations done. The single-thread cases do \(options.count(Self.uncontendedOperations, minimum: 10)) operations.",
                 "A read looks up one key; in \"long reads\" it sums \(Self.longReadSpan) consecutive keys under the read lock, a longer read section.",
-                "Slow anchors run a share of those operations so a full run stays short: \(shares.joined(separator: ", ")).",
+                "Slow anchors run a share of the single-thread operations so a full run stays short: \(shares.joined(separator: ", ")).",
             ])
     }
 }

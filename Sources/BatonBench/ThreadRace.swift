@@ -1,3 +1,4 @@
+import Atomics
 import Foundation
 
 /// Runs each body on a thread of its own, releases them together, and returns the wall time
@@ -24,6 +25,34 @@ func raceThreads(_ bodies: [@Sendable () -> Void]) -> Duration {
     let start = clock.now
     for _ in bodies { gate.signal() }
     done.wait()
+    return clock.now - start
+}
+
+/// Runs each body on a thread of its own, releases them together, sets `stop` if they have not
+/// all finished within `cap`, and returns the wall time from the release until the last one
+/// finished (after `stop`, the time they take to see it and finish what they were doing).
+func raceThreads(_ bodies: [@Sendable () -> Void], cap: Duration, stop: ManagedAtomic<Bool>) -> Duration {
+    let ready = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+    let done = DispatchGroup()
+    for body in bodies {
+        done.enter()
+        let thread = Thread {
+            ready.signal()
+            gate.wait()
+            body()
+            done.leave()
+        }
+        thread.start()
+    }
+    for _ in bodies { ready.wait() }
+    let clock = ContinuousClock()
+    let start = clock.now
+    for _ in bodies { gate.signal() }
+    if done.wait(timeout: .now() + cap.timeInterval) == .timedOut {
+        stop.store(true, ordering: .relaxed)
+        done.wait()
+    }
     return clock.now - start
 }
 

@@ -1,3 +1,4 @@
+import Atomics
 import Foundation
 import Testing
 
@@ -33,6 +34,33 @@ import FoundationXML
         }
         let baton = Set(report.results.filter(\.baton).map(\.contender))
         #expect(baton == ["Lock", "ReadWriteLock", "Protected"])
+    }
+
+    /// A mix whose threads cannot finish is stopped at the cap (it would hang the run without
+    /// it), and one that finishes first is never told to stop.
+    @Test(.timeLimit(.minutes(1))) func aRaceThatCannotFinishIsStoppedAtTheCap() {
+        let stop = ManagedAtomic(false)
+        let sawStop = ManagedAtomic(0)
+        let endless: [@Sendable () -> Void] = (0..<3).map { _ in
+            {
+                while !stop.load(ordering: .relaxed) { usleep(100) }
+                sawStop.wrappingIncrement(ordering: .relaxed)
+            }
+        }
+        _ = raceThreads(endless, cap: .milliseconds(50), stop: stop)
+        let stopped = stop.load(ordering: .relaxed)
+        let sawIt = sawStop.load(ordering: .relaxed)
+        #expect(stopped)
+        #expect(sawIt == 3)
+
+        let quickStop = ManagedAtomic(false)
+        let finished = ManagedAtomic(0)
+        let quick: [@Sendable () -> Void] = (0..<3).map { _ in { finished.wrappingIncrement(ordering: .relaxed) } }
+        _ = raceThreads(quick, cap: .seconds(30), stop: quickStop)
+        let finishedCount = finished.load(ordering: .relaxed)
+        let toldToStop = quickStop.load(ordering: .relaxed)
+        #expect(finishedCount == 3)
+        #expect(!toldToStop)
     }
 
     /// A long read sums consecutive keys under the read lock, wrapping at the table's end, the
