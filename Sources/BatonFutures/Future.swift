@@ -206,7 +206,9 @@ public final class Future<Value: Sendable> {
     ///
     /// The callback is moved into the state machine, not copied: locking without a closure
     /// (the transition cannot throw) lets it change hands without a retain and a release.
-    @inlinable
+    /// Always inlined: as a call, `baton bench futures` measured create + observe + resolve
+    /// about 5% slower (0.52× NIO's time against 0.49×, three runs each).
+    @inlinable @inline(__always)
     func register(_ callback: consuming FutureCallback<Value>) {
         let stripe = LockStripes.lock(for: self)
         let action = machine.register(callback)
