@@ -57,8 +57,13 @@ struct JobStateMachine {
     /// The queue that owns the job, from `add` until the job is finalized. Not retained: a
     /// queue with members keeps itself alive (see ``QueueCore/enqueueLocked(_:_:)``), and
     /// retaining it for every job would make the thread adding jobs and the workers finishing
-    /// them contend on its reference count.
-    unowned(unsafe) var queue: QueueCore?
+    /// them contend on its reference count. The scheduling paths borrow it with
+    /// `_withUnsafeGuaranteedRef`: a strong copy (what `if let` on an `unowned(unsafe)`
+    /// reference makes) is that same retain and release, twice per job.
+    var queueReference: Unmanaged<QueueCore>?
+
+    /// The owning queue as a strong reference, for the paths off the hot one (error messages).
+    var queue: QueueCore? { queueReference?.takeUnretainedValue() }
     /// The neighbours in the queue's member list (see ``JobQueueStateMachine/join(_:)``); the
     /// list holds its own retain of each member, so these do not.
     var previousMember: Unmanaged<Job>?

@@ -36,8 +36,8 @@ enum JobGraph {
             case .failed, .cancelled: break
             }
         }
-        if case .ready = job.machine.phase, let queue = job.machine.queue {
-            queue.machine.readyCount -= 1
+        if case .ready = job.machine.phase, let queue = job.machine.queueReference {
+            queue._withUnsafeGuaranteedRef { $0.machine.readyCount -= 1 }
         }
         job.machine.phase = .finished(outcome)
         if job.machine.finishesQuietly {
@@ -98,9 +98,9 @@ enum JobGraph {
         for case let watcher? in watchers.lazy.map(\.job) where watcher.machine.isIdle {
             dependencyFinishedLocked(watcher, job, outcome, &fx)
         }
-        if let queue = job.machine.queue {
-            queue.removeMemberLocked(job, &fx)
-            job.machine.queue = nil
+        if let queue = job.machine.queueReference {
+            queue._withUnsafeGuaranteedRef { $0.removeMemberLocked(job, &fx) }
+            job.machine.queueReference = nil
         }
     }
 
@@ -179,8 +179,8 @@ enum JobGraph {
     /// Puts a job of a queue whose dependencies have all finished into the queue's ready FIFO
     /// of its priority, and asks for a worker if one is free.
     static func makeReadyLocked(_ job: Job, emit: Bool, _ fx: inout JobEffects) {
-        guard let queue = job.machine.queue else { return }
-        makeReadyLocked(job, in: queue, emit: emit, &fx)
+        guard let queue = job.machine.queueReference else { return }
+        queue._withUnsafeGuaranteedRef { makeReadyLocked(job, in: $0, emit: emit, &fx) }
     }
 
     /// ``makeReadyLocked(_:emit:_:)`` for a caller that has `job`'s queue at hand already.
@@ -262,7 +262,9 @@ enum JobGraph {
             // Already satisfied: kept only so the job can read the result. A job that is not
             // linked applies the failure policy when it is.
             job.machine.dependencies.append(dependency)
-            if job.machine.linked, applyFailurePolicyLocked(job, dependency, outcome), job.machine.queue != nil {
+            if job.machine.linked, applyFailurePolicyLocked(job, dependency, outcome),
+                job.machine.queueReference != nil
+            {
                 finishLocked(job, .cancelled(job.machine.cancellation!), &fx)
             }
             return
@@ -274,15 +276,16 @@ enum JobGraph {
         dependency.machine.hasDependents = true
         defer { raisePriorityLocked(dependency, to: job.machine.effectivePriority) }
         guard job.machine.linked else { return }
-        if job.machine.queue != nil {
+        if job.machine.queueReference != nil {
             dependency.machine.dependents.append(job)
         } else {
             dependency.machine.makeExtras().watchers.append(WeakJob(job: job))
         }
         job.machine.unfinishedDependencies += 1
         if job.machine.unfinishedDependencies == 1 {
-            if case .ready = job.machine.phase, let queue = job.machine.queue {
-                queue.machine.readyCount -= 1  // its FIFO entry is now stale and skipped
+            if case .ready = job.machine.phase, let queue = job.machine.queueReference {
+                // Its FIFO entry is now stale and skipped.
+                queue._withUnsafeGuaranteedRef { $0.machine.readyCount -= 1 }
                 job.machine.phase = .waiting
             }
             if job.machine.emit(.pending) { fx.deliver.append(job) }
@@ -297,7 +300,7 @@ enum JobGraph {
         job.machine.dependencies.removeAll { $0 === dependency }
         let removed = before - job.machine.dependencies.count
         guard removed > 0, !dependency.machine.finalized, job.machine.linked else { return }
-        if job.machine.queue != nil {
+        if job.machine.queueReference != nil {
             dependency.machine.dependents.removeAll { $0 === job }
         } else {
             dependency.machine.extras?.watchers.removeAll { $0.job === job || $0.job == nil }
@@ -320,10 +323,10 @@ enum JobGraph {
         while let next = work.popLast() {
             guard next.machine.effectivePriority < priority, !next.machine.isStarted else { continue }
             next.machine.inheritedPriority = priority
-            if case .ready = next.machine.phase, let queue = next.machine.queue {
+            if case .ready = next.machine.phase, let queue = next.machine.queueReference {
                 // The entry at the old level goes stale and is skipped when popped.
                 next.machine.phase = .ready(priority)
-                queue.machine.ready[priority.rawValue].append(next)
+                queue._withUnsafeGuaranteedRef { $0.machine.ready[priority.rawValue].append(next) }
             }
             for index in 0..<next.machine.dependencies.count {
                 let dependency = next.machine.dependencies[index]

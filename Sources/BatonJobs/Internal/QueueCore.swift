@@ -33,7 +33,7 @@ final class QueueCore {
     /// retain that the last one to leave gives back (after unlock, through `fx`).
     func enqueueLocked(_ job: Job, _ fx: inout JobEffects) {
         if machine.memberCount == 0 { _ = Unmanaged.passUnretained(self).retain() }
-        job.machine.queue = self
+        job.machine.queueReference = Unmanaged.passUnretained(self)
         machine.join(job)
         JobGraph.linkLocked(job, strongly: true)
         if let reason = job.machine.cancellation {
@@ -109,8 +109,10 @@ final class QueueCore {
             fx.perform()
         }
         while true {
-            var job: Job?
-            switch next {
+            // Consumed, so the job moves out of `next` rather than being copied (a retain and a
+            // release per job).
+            let job: Job
+            switch consume next {
             case .stop:
                 return
             case .handOff(let handed, let wanted):
@@ -119,23 +121,22 @@ final class QueueCore {
             case .run(let runnable):
                 job = runnable
             }
-            next = .stop
-            guard let outcome = job!.perform(qos: qos) else {
+            guard let outcome = job.perform(qos: qos) else {
                 return  // an AsyncJob: its task holds the slot now and gives it back when done
             }
-            job!.releaseBody()
+            job.releaseBody()
             budget -= 1
             let immediate: Next? = JobGraph.lock.withLock {
                 // Counted before the release, so no worker is spawned for the job this one takes.
                 machine.searching += 1
-                JobGraph.finishLocked(job!, outcome, &fx)
+                JobGraph.finishLocked(job, outcome, &fx)
                 JobGraph.finalizePendingLocked(&fx)
                 // With observers or a completion to run first, the dependents are released
                 // after unlock; pick the next job only after that.
                 guard fx.deliver.isEmpty else { return nil }
                 return nextLocked(qos: qos, budget: budget, &fx)
             }
-            job = nil  // a waiter woken below may count on the finished job being released
+            _ = consume job  // a waiter woken below may count on the finished job being released
             fx.perform()
             if let immediate {
                 next = immediate
