@@ -7,31 +7,19 @@ import Foundation
 /// The threads are created and parked before the clock starts, so thread creation is not
 /// measured.
 func raceThreads(_ bodies: [@Sendable () -> Void]) -> Duration {
-    let ready = DispatchSemaphore(value: 0)
-    let gate = DispatchSemaphore(value: 0)
-    let done = DispatchGroup()
-    for body in bodies {
-        done.enter()
-        let thread = Thread {
-            ready.signal()
-            gate.wait()
-            body()
-            done.leave()
-        }
-        thread.start()
-    }
-    for _ in bodies { ready.wait() }
-    let clock = ContinuousClock()
-    let start = clock.now
-    for _ in bodies { gate.signal() }
-    done.wait()
-    return clock.now - start
+    raceThreads(bodies, cap: nil)
 }
 
-/// Runs each body on a thread of its own, releases them together, sets `stop` if they have not
-/// all finished within `cap`, and returns the wall time from the release until the last one
-/// finished (after `stop`, the time they take to see it and finish what they were doing).
+/// ``raceThreads(_:)``, but if the bodies have not all finished within `cap`, sets `stop`
+/// (which they poll) and waits for them to see it; the time returned then runs until the last
+/// one finished what it was doing.
 func raceThreads(_ bodies: [@Sendable () -> Void], cap: Duration, stop: ManagedAtomic<Bool>) -> Duration {
+    raceThreads(bodies, cap: (cap, stop))
+}
+
+private func raceThreads(
+    _ bodies: [@Sendable () -> Void], cap: (limit: Duration, stop: ManagedAtomic<Bool>)?
+) -> Duration {
     let ready = DispatchSemaphore(value: 0)
     let gate = DispatchSemaphore(value: 0)
     let done = DispatchGroup()
@@ -49,10 +37,10 @@ func raceThreads(_ bodies: [@Sendable () -> Void], cap: Duration, stop: ManagedA
     let clock = ContinuousClock()
     let start = clock.now
     for _ in bodies { gate.signal() }
-    if done.wait(timeout: .now() + cap.timeInterval) == .timedOut {
-        stop.store(true, ordering: .relaxed)
-        done.wait()
+    if let cap, done.wait(timeout: .now() + cap.limit.timeInterval) == .timedOut {
+        cap.stop.store(true, ordering: .relaxed)
     }
+    done.wait()
     return clock.now - start
 }
 
