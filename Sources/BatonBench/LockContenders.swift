@@ -157,8 +157,9 @@ final class BatonProtectedDictionary: SharedDictionary, Sendable {
 struct LockContender: Sendable {
     let name: String
     let baton: Bool
-    /// Slow contenders run this fraction of the operations so a full run stays within minutes;
-    /// the reported figure is per operation either way.
+    /// Slow contenders run this fraction of the single-thread cases' operations so a full run
+    /// stays within minutes; the reported figure is per operation either way. (The mixes give
+    /// every contender the same count, under a time cap.)
     let share: Double
     let measure:
         @Sendable (_ writers: Int, _ readers: Int, _ readSpan: Int, _ operations: Int, _ cap: Duration) -> Double
@@ -226,7 +227,7 @@ private func measureMix<D: SharedDictionary>(
     let shared = D(initialDictionary())
     let stop = ManagedAtomic(false)
     let threads = writers + readers
-    let done = OperationCounts(threads)
+    let done = LockedResults(threads)
     var bodies: [@Sendable () -> Void] = []
     for index in 0..<threads {
         let keys = randomKeys(seed: UInt64(index + 1))
@@ -252,23 +253,11 @@ private func measureMix<D: SharedDictionary>(
         }
     }
     let elapsed = raceThreads(bodies, cap: cap, stop: stop)
-    return elapsed.nanoseconds / Double(max(1, done.total))
+    return elapsed.nanoseconds / Double(max(1, done.values.reduce(0, +)))
 }
 
 /// Operations between two reads of the stop flag.
 private let operationBatch = 16
-
-/// Each thread's count of operations, stored once when it stops.
-private final class OperationCounts: @unchecked Sendable {
-    private let lock = NSLock()
-    private var counts: [Int]
-
-    init(_ threads: Int) { counts = Array(repeating: 0, count: threads) }
-
-    func store(_ count: Int, at index: Int) { lock.withLock { counts[index] = count } }
-
-    var total: Int { lock.withLock { counts.reduce(0, +) } }
-}
 
 /// Time per operation, in nanoseconds, of one thread alone reading or writing.
 private func measureSingleThread<D: SharedDictionary>(_ type: D.Type, write: Bool, operations: Int) -> Double {
