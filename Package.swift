@@ -65,12 +65,17 @@ let package = Package(
     ],
     targets: [
         // Platform shims that Swift cannot express directly (the variadic futex syscall, a CPU
-        // spin hint). Only the lock primitives use it.
+        // spin hint, the affinity mask's processor count).
         .target(name: "CBatonPlatform"),
+        // What several modules share, in one place: `Duration` conversions with one overflow rule,
+        // the processor count, a seeded generator, threads released together from a gate. All of
+        // it `package` access; no product names it, and it imports no Foundation.
+        .target(name: "BatonInternals", dependencies: ["CBatonPlatform"]),
         .target(
             name: "BatonLocks",
             dependencies: [
                 "CBatonPlatform",
+                "BatonInternals",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
             swiftSettings: modelChecking
@@ -79,16 +84,17 @@ let package = Package(
             name: "BatonCache",
             dependencies: [
                 "BatonLocks",
+                "BatonInternals",
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
-        .target(name: "BatonJobs", dependencies: ["BatonLocks"]),
+        .target(name: "BatonJobs", dependencies: ["BatonLocks", "BatonInternals"]),
         .target(
             name: "BatonFutures",
-            dependencies: ["BatonLocks", .product(name: "Atomics", package: "swift-atomics")],
+            dependencies: ["BatonLocks", "BatonInternals", .product(name: "Atomics", package: "swift-atomics")],
             swiftSettings: modelChecking
         ),
-        .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache"]),
+        .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache", "BatonInternals"]),
         // The plugin that expands `@Synchronized`. Without the Macros trait no swift-syntax is
         // fetched: the plugin is built as an empty tool that nothing uses, and BatonMacros warns
         // that the macro needs the trait.
@@ -109,6 +115,7 @@ let package = Package(
         .target(
             name: "BatonBench",
             dependencies: [
+                "BatonInternals",
                 "BatonLocks",
                 "BatonCache",
                 "BatonJobs",
@@ -124,6 +131,7 @@ let package = Package(
         .target(
             name: "BatonStress",
             dependencies: [
+                "BatonInternals",
                 "BatonLocks",
                 "BatonCache",
                 "BatonFutures",
@@ -135,6 +143,7 @@ let package = Package(
             name: "baton",
             dependencies: [
                 "BatonBench",
+                "BatonInternals",
                 "BatonStress",
                 .product(
                     name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])
@@ -142,17 +151,24 @@ let package = Package(
             ]
         ),
         // What several test targets share: running a suite off the cooperative pool, counting
-        // releases for the leak tests, a seeded generator. No product names it, so no consumer
-        // builds it.
+        // releases for the leak tests (the seeded generator and the thread gate are in
+        // BatonInternals). No product names it, so no consumer builds it.
         .target(name: "BatonTestSupport", path: "Tests/BatonTestSupport"),
         .testTarget(
-            name: "BatonLocksTests", dependencies: ["BatonLocks", "BatonTestSupport"], swiftSettings: modelChecking
+            name: "BatonInternalsTests",
+            dependencies: ["BatonInternals", .product(name: "Atomics", package: "swift-atomics")]
+        ),
+        .testTarget(
+            name: "BatonLocksTests", dependencies: ["BatonLocks", "BatonInternals", "BatonTestSupport"],
+            swiftSettings: modelChecking
         ),
         .testTarget(
             name: "BatonCacheTests",
-            dependencies: ["BatonCache", "BatonTestSupport", .product(name: "Atomics", package: "swift-atomics")]
+            dependencies: [
+                "BatonCache", "BatonInternals", "BatonTestSupport", .product(name: "Atomics", package: "swift-atomics"),
+            ]
         ),
-        .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs", "BatonTestSupport"]),
+        .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs", "BatonInternals", "BatonTestSupport"]),
         .testTarget(
             name: "BatonMacrosTests",
             dependencies: [
@@ -169,10 +185,13 @@ let package = Package(
         ),
         .testTarget(
             name: "BatonBenchTests",
-            dependencies: ["BatonBench", "BatonLocks", .product(name: "Atomics", package: "swift-atomics")]),
-        .testTarget(name: "BatonStressTests", dependencies: ["BatonStress", "BatonLocks"]),
+            dependencies: [
+                "BatonBench", "BatonInternals", "BatonLocks", .product(name: "Atomics", package: "swift-atomics"),
+            ]),
+        .testTarget(name: "BatonStressTests", dependencies: ["BatonStress", "BatonInternals", "BatonLocks"]),
         .testTarget(
-            name: "BatonFuturesTests", dependencies: ["BatonFutures", "BatonLocks", "BatonTestSupport"],
+            name: "BatonFuturesTests",
+            dependencies: ["BatonFutures", "BatonInternals", "BatonLocks", "BatonTestSupport"],
             swiftSettings: modelChecking
         ),
         .testTarget(

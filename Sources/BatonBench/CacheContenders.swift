@@ -1,4 +1,5 @@
 import BatonCache
+import BatonInternals
 import BatonLocks
 import Foundation
 

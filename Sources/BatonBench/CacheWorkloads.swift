@@ -1,3 +1,4 @@
+import BatonInternals
 import Foundation
 
 /// A Zipf distribution over keys `0..<count`: key `k` is requested with probability

@@ -1,4 +1,5 @@
 import BatonFutures
+import BatonInternals
 import Dispatch
 import Foundation
 
@@ -118,7 +119,7 @@ final class FutureContenders: Sendable {
 
     /// A callback API that takes `delay` and cannot be cancelled (like most completion-handler APIs).
     private static func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay.timeInterval, execute: body)
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay.seconds, execute: body)
     }
 
     func batonFailFast(slow: Duration, fail: Duration, all: Bool) -> Double {
@@ -231,9 +232,4 @@ final class LockedResults: @unchecked Sendable {
         defer { lock.unlock() }
         return storage
     }
-}
-
-extension Duration {
-    /// The duration in seconds, for Dispatch deadlines.
-    var timeInterval: Double { nanoseconds / 1e9 }
 }

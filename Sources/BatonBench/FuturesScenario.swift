@@ -1,3 +1,4 @@
+import BatonInternals
 import Foundation
 
 /// Futures against the alternatives a Swift user already has: the cost of one future (create,

@@ -1,3 +1,5 @@
+import BatonInternals
+
 /// Job queues against Foundation's `OperationQueue` and GCD: independent tiny jobs, a chain of
 /// dependent jobs, a fan-in, and a random DAG, each timed from the first job created to the
 /// last one finished and reported per job.

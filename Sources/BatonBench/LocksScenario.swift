@@ -1,3 +1,5 @@
+import BatonInternals
+
 /// The classic readers-writers experiment: W writer and R reader threads on one shared
 /// `[Int: Int]` of 1,024 keys, each doing a fixed number of random writes or reads (or as many
 /// as fit in a time cap, for a lock that collapses), guarded by each lock in turn; plus one

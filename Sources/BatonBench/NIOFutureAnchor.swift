@@ -1,4 +1,5 @@
 #if Tools
+import BatonInternals
 import Dispatch
 import NIOCore
 import NIOPosix

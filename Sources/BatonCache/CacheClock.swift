@@ -1,3 +1,5 @@
+import BatonInternals
+
 /// The source of time a ``MemoryCache`` measures `timeToLive` and `timeToIdle` against.
 ///
 /// The default, ``continuous``, reads `ContinuousClock`. Tests pass a clock they move by hand,
@@ -37,16 +39,3 @@ public struct CacheClock: Sendable {
 
 /// A fixed point on `ContinuousClock` that ``CacheClock/continuous`` counts from.
 private let continuousOrigin = ContinuousClock.now
-
-extension Duration {
-    /// The duration in whole nanoseconds (saturating at the bounds of `Int64`).
-    @usableFromInline
-    var wholeNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (fromSeconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (total, overflow2) = fromSeconds.addingReportingOverflow(attoseconds / 1_000_000_000)
-        if overflow2 { return seconds < 0 ? .min : .max }
-        return total
-    }
-}

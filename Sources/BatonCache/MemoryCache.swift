@@ -1,6 +1,7 @@
 import Atomics
+import BatonInternals
 import BatonLocks
-import Foundation
+import Dispatch
 
 /// A thread-safe, in-memory key-value cache with exact count, cost and time limits: the shared
 /// cache an app or server would otherwise write by hand around a lock, a queue or `NSCache`.
@@ -103,7 +104,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @usableFromInline let handlers = EvictionHandlers<Key, Value>()
     /// The statistics, striped by thread.
     @usableFromInline let counters = CacheCounters(
-        stripes: ThreadStripe.stripeCount(cores: ProcessInfo.processInfo.activeProcessorCount))
+        stripes: ThreadStripe.stripeCount(cores: ProcessorCount.active))
     /// Set once an entry is written with a lifetime of its own: from then on every operation
     /// reads the clock, as with a cache-wide limit. Never cleared. Unmanaged storage rather
     /// than a `ManagedAtomic` object: every lookup reads it, and a plain load beats a call
@@ -177,7 +178,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     static func defaultShardCount(countLimit: Int?, policy: EvictionPolicy = .sieve) -> Int {
         // Many more shards than cores: on a skewed key stream the hot keys' shards are where
         // threads meet, and each shard's lock word is a cache line they pass back and forth.
-        var shards = min(64, powerOfTwo(atLeast: ProcessInfo.processInfo.activeProcessorCount * 32))
+        var shards = min(64, powerOfTwo(atLeast: ProcessorCount.active * 32))
         // TinyLFU weighs a newcomer against its own shard's victim, with its own shard's
         // sketch: in small shards, the luck of which popular keys hash together costs hit
         // ratio. In `baton bench cache` at 1,000 entries, 16 shards of 62 lost up to 0.0013 to
@@ -540,8 +541,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     func scheduleSweep() {
         guard sweepScheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
-        let (seconds, attoseconds) = Self.sweepInterval.components
-        let delay = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        let delay = Self.sweepInterval.dispatchInterval
         // Weak: a scheduled sweep must not keep a cache alive; after the cache is gone it
         // finds nothing and ends.
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in

@@ -1,3 +1,5 @@
+import BatonInternals
+
 /// How long ``Future/retry(attempts:backoff:while:_:)`` waits before each new attempt.
 ///
 /// ```swift
@@ -54,30 +56,10 @@ public struct Backoff: Sendable, Equatable {
         case .constant(let delay):
             return delay
         case .exponential(let initial, let multiplier, let maximum, let jittered):
-            let factor = Foundationless.power(multiplier, retry - 1)
+            let factor = power(multiplier, Double(retry - 1))
             let capped = min(initial.seconds * factor, maximum.seconds)
             let seconds = jittered ? Double.random(in: 0...capped) : capped
-            return .nanoseconds(Int64((seconds * 1e9).rounded()))
+            return .seconds(saturating: seconds)
         }
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
-
-/// Small numeric helpers, so the module needs no Foundation.
-enum Foundationless {
-    /// `base` to the power `exponent` (≥ 0), saturating at infinity.
-    static func power(_ base: Double, _ exponent: Int) -> Double {
-        var result = 1.0
-        for _ in 0..<max(0, exponent) {
-            result *= base
-            if result.isInfinite { break }
-        }
-        return result
     }
 }

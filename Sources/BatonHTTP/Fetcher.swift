@@ -1,4 +1,5 @@
 import BatonFutures
+import BatonInternals
 import BatonLocks
 import Foundation
 
@@ -270,7 +271,7 @@ public final class Fetcher {
                 timedOut.write { $0 = true }
                 self.cancelBatch(requests)
             }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) { deadline.run() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) { deadline.run() }
             all.future.whenComplete { _ in deadline.disarm() }
         }
         return all.future
@@ -395,7 +396,7 @@ public final class Fetcher {
             let timer = DispatchWorkItemBox {
                 if promise.tryComplete(with: .failure(FutureError.timedOut(after: requestTimeout))) { task.cancel() }
             }
-            DispatchQueue.global().asyncAfter(deadline: .now() + requestTimeout.timeInterval) { timer.run() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + requestTimeout.seconds) { timer.run() }
             promise.future.whenComplete { _ in timer.disarm() }
         }
     }
@@ -445,12 +446,5 @@ final class DispatchWorkItemBox: Sendable {
 
     func disarm() {
         work.write { $0 = nil }
-    }
-}
-
-extension Duration {
-    var timeInterval: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

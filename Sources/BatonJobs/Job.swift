@@ -44,7 +44,7 @@ open class Job: CustomStringConvertible {
 
     /// Guarded by `JobGraph.lock`. The lock, not the runtime's exclusivity check, keeps
     /// accesses apart.
-    @exclusivity(unchecked) var machine: JobStateMachine
+    @exclusivity(unchecked) var machine: JobSchedulingState
 
     /// Creates a job that is ready (it has no dependencies yet) and not in any queue.
     ///
@@ -53,7 +53,7 @@ open class Job: CustomStringConvertible {
     ///   - priority: Where it goes among its queue's ready jobs.
     public init(name: String? = nil, priority: JobPriority = .normal) {
         self.name = name
-        machine = JobStateMachine(priority: priority)
+        machine = JobSchedulingState(priority: priority)
     }
 
     /// The work. Override it in a subclass; the default does nothing.

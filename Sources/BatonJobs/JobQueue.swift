@@ -1,6 +1,6 @@
+import BatonInternals
 import BatonLocks
 import Dispatch
-import Foundation
 
 /// Runs jobs as their dependencies allow, highest priority first, at most
 /// `maxConcurrentJobs` at a time: the `OperationQueue` of Baton.
@@ -37,16 +37,22 @@ public final class JobQueue: Sendable {
     public let qualityOfService: JobQualityOfService
     let core: QueueCore
 
+    /// How many jobs a queue runs at once unless told otherwise: the processors this process can
+    /// run on, read once per process (on Linux the thread's CPU affinity mask, bounded by a cgroup
+    /// CPU quota rounded up, so a container limited to 2 CPUs gets 2 however many the host has).
+    public static var defaultMaxConcurrentJobs: Int { ProcessorCount.active }
+
     /// Creates a queue.
     ///
     /// - Parameters:
     ///   - name: The queue's name in errors and descriptions.
-    ///   - maxConcurrentJobs: How many jobs may run at once; 1 makes a serial queue.
+    ///   - maxConcurrentJobs: How many jobs may run at once; 1 makes a serial queue. By default
+    ///     ``defaultMaxConcurrentJobs``, one per processor.
     ///   - qualityOfService: The thread priority of its workers.
     /// - Precondition: `maxConcurrentJobs` is at least 1.
     public init(
         name: String,
-        maxConcurrentJobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+        maxConcurrentJobs: Int = JobQueue.defaultMaxConcurrentJobs,
         qualityOfService: JobQualityOfService = .default
     ) {
         precondition(

@@ -1,3 +1,5 @@
+import BatonInternals
+
 /// The summary `baton stress` prints: a table with one row per structure, then the violations
 /// found, described.
 ///

@@ -1,3 +1,4 @@
+import BatonInternals
 import BatonLocks
 
 /// What one stress run did and found.

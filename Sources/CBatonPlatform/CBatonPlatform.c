@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CBatonPlatform.h"
 
 uint32_t baton_lock_diagnostics_word = BATON_LOCK_DIAGNOSTICS_UNSET;
@@ -15,5 +16,18 @@ int baton_futex_wait(uint32_t *address, uint32_t expected) {
 int baton_futex_wake(uint32_t *address, int count) {
     long woken = syscall(SYS_futex, address, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
     return woken < 0 ? 0 : (int)woken;
+}
+#endif
+
+#if defined(__linux__)
+#include <sched.h>
+
+int baton_affinity_processor_count(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+        return -1;
+    }
+    return CPU_COUNT(&set);
 }
 #endif

@@ -1,6 +1,7 @@
 // The command line needs the Tools trait (swift-argument-parser); see ToolsTraitMissing.swift.
 #if Tools
 import ArgumentParser
+import BatonInternals
 import BatonStress
 import Foundation
 

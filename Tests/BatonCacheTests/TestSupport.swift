@@ -1,5 +1,6 @@
 import Atomics
 import BatonCache
+import BatonInternals
 import Dispatch
 import Foundation
 
@@ -48,23 +49,11 @@ final class EvictionLog<Key: Sendable, Value: Sendable>: @unchecked Sendable {
 ///
 /// The waiting happens on a thread of its own, so no thread of the concurrency pool is
 /// blocked meanwhile (other tests keep running, and so do tasks the bodies start).
-func raceThreads(_ bodies: [@Sendable () -> Void], timeout: DispatchTimeInterval = .seconds(120)) async -> Bool {
-    let ready = DispatchSemaphore(value: 0)
-    let gate = DispatchSemaphore(value: 0)
-    let done = DispatchGroup()
-    for body in bodies {
-        done.enter()
-        Thread {
-            ready.signal()
-            gate.wait()
-            body()
-            done.leave()
-        }.start()
-    }
-    return await waitOnThread {
-        for _ in bodies { ready.wait() }
-        for _ in bodies { gate.signal() }
-        return done.wait(timeout: .now() + timeout) == .success
+func raceThreads(_ bodies: [@Sendable () -> Void], timeout: Duration = .seconds(120)) async -> Bool {
+    await waitOnThread {
+        let threads = GatedThreads(count: bodies.count) { bodies[$0]() }
+        threads.open()
+        return threads.join(timeout: timeout) == 0
     }
 }
 
@@ -91,7 +80,6 @@ func wait(for semaphore: DispatchSemaphore, count: Int = 1, timeout: DispatchTim
 
 /// Runs `body` on another thread and returns whether it finished within `timeout` (a hang,
 /// such as a deadlock, fails the test instead of stopping the run).
-func finishes(within timeout: DispatchTimeInterval = .seconds(30), _ body: @escaping @Sendable () -> Void) async -> Bool
-{
+func finishes(within timeout: Duration = .seconds(30), _ body: @escaping @Sendable () -> Void) async -> Bool {
     await raceThreads([body], timeout: timeout)
 }

@@ -1,3 +1,4 @@
+import BatonInternals
 import BatonTestSupport
 import Testing
 

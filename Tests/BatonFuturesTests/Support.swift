@@ -1,4 +1,5 @@
 import BatonFutures
+import BatonInternals
 import BatonLocks
 import Foundation
 import Testing
@@ -71,24 +72,11 @@ extension Future {
 /// the test never blocks a thread of Swift's cooperative pool.
 func raceThreads(_ bodies: [@Sendable () -> Void]) async {
     let finished = await withCheckedContinuation { continuation in
-        Thread {
-            let ready = DispatchGroup()
-            let gate = DispatchSemaphore(value: 0)
-            let done = DispatchGroup()
-            for body in bodies {
-                ready.enter()
-                done.enter()
-                Thread {
-                    ready.leave()
-                    gate.wait()
-                    body()
-                    done.leave()
-                }.start()
-            }
-            ready.wait()
-            for _ in bodies { gate.signal() }
-            continuation.resume(returning: done.wait(timeout: patienceDeadline) == .success)
-        }.start()
+        runOnNewThread {
+            let threads = GatedThreads(count: bodies.count) { bodies[$0]() }
+            threads.open()
+            continuation.resume(returning: threads.join(timeout: patience) == 0)
+        }
     }
     #expect(finished, "racing threads did not finish")
 }

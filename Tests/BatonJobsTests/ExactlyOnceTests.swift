@@ -1,3 +1,4 @@
+import BatonInternals
 import BatonJobs
 import BatonLocks
 import BatonTestSupport

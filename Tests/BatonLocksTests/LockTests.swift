@@ -12,7 +12,7 @@ struct LockTests {
     static let incrementsPerThread = 20_000
     /// How long a race may take, inside the time limit: a correct lock finishes in seconds even
     /// under the thread sanitizer on a loaded two-core machine.
-    static let raceBound: DispatchTimeInterval = .seconds(45)
+    static let raceBound: Duration = .seconds(45)
 
     @Test("withLock: 8 threads × 20,000 increments of a plain counter lose none", arguments: 1...3)
     func withLockExcludes(round: Int) {

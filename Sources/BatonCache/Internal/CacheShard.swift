@@ -15,10 +15,10 @@ import BatonLocks
 final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
     @usableFromInline let lock = ReadWriteLock(name: "MemoryCache.shard")
     /// Guarded by `lock`. The lock, not the runtime's exclusivity check, keeps accesses apart.
-    @exclusivity(unchecked) @usableFromInline var state: ShardStateMachine<Key, Value>
+    @exclusivity(unchecked) @usableFromInline var state: ShardStorage<Key, Value>
 
     init(policy: EvictionPolicy, expiry: Expiry, budget: CacheBudget) {
-        state = ShardStateMachine(policy: policy, expiry: expiry, budget: budget)
+        state = ShardStorage(policy: policy, expiry: expiry, budget: budget)
     }
 
     deinit {
@@ -67,7 +67,7 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
 
     /// Runs `body` on the state under the write lock.
     @inlinable
-    func withWriteLock<Result>(_ body: (inout ShardStateMachine<Key, Value>) -> Result) -> Result {
+    func withWriteLock<Result>(_ body: (inout ShardStorage<Key, Value>) -> Result) -> Result {
         lock.withWriteLock { body(&state) }
     }
 

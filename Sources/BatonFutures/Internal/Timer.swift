@@ -1,3 +1,4 @@
+import BatonInternals
 import BatonLocks
 import Dispatch
 
@@ -40,15 +41,5 @@ final class Timer: Sendable {
 
     func cancel() {
         body.write { $0 = nil }
-    }
-}
-
-extension Duration {
-    /// The duration for Dispatch, in nanoseconds, clamped to what Dispatch can represent.
-    var dispatchInterval: DispatchTimeInterval {
-        let (seconds, attoseconds) = components
-        if seconds >= Int64(Int.max / 1_000_000_000) { return .never }
-        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return .nanoseconds(0) }
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 }

@@ -3,8 +3,8 @@ import BatonLocks
 /// The dependency graph shared by every job and queue, and the transitions that cross from one
 /// job to another.
 ///
-/// Locking: one process-wide ``lock`` guards every job's ``JobStateMachine`` and every queue's
-/// ``JobQueueStateMachine``. Edges cross queues freely, so a per-queue or per-job lock would
+/// Locking: one process-wide ``lock`` guards every job's ``JobSchedulingState`` and every queue's
+/// ``QueueSchedulingState``. Edges cross queues freely, so a per-queue or per-job lock would
 /// need an ordering across arbitrary graphs; with one lock there is no order to get wrong and
 /// no deadlock, and a cycle check plus the edge insertion it guards are trivially one atomic
 /// step. The critical sections are short (a few field updates per job, plus the work that is
@@ -217,13 +217,13 @@ enum JobGraph {
     /// one thread drains a job's outbox at a time.
     static func drainOutbox(of job: Job, _ fx: inout JobEffects) {
         while true {
-            let batch: [JobStateMachine.Delivery] = lock.withLock {
+            let batch: [JobSchedulingState.Delivery] = lock.withLock {
                 let extras = job.machine.makeExtras()
                 if extras.outbox.isEmpty {
                     extras.delivering = false
                     return []
                 }
-                var taken: [JobStateMachine.Delivery] = []
+                var taken: [JobSchedulingState.Delivery] = []
                 swap(&taken, &extras.outbox)
                 return taken
             }

@@ -11,7 +11,7 @@ final class QueueCore {
     let maxConcurrentJobs: Int
     let qualityOfService: JobQualityOfService
     /// Guarded by `JobGraph.lock`.
-    @exclusivity(unchecked) var machine = JobQueueStateMachine()
+    @exclusivity(unchecked) var machine = QueueSchedulingState()
 
     /// How many jobs a worker runs before it hands its slot to a fresh dispatch, so a busy
     /// queue does not keep one Dispatch thread from other work forever.

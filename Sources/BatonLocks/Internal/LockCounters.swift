@@ -1,4 +1,5 @@
 import Atomics
+import BatonInternals
 
 /// The contention counts shared by every lock of one name.
 final class LockCounters: Sendable {
@@ -11,7 +12,7 @@ final class LockCounters: Sendable {
         acquisitions.wrappingIncrement(ordering: .relaxed)
         if let wait {
             contended.wrappingIncrement(ordering: .relaxed)
-            waitNanoseconds.wrappingIncrement(by: wait.nanoseconds, ordering: .relaxed)
+            waitNanoseconds.wrappingIncrement(by: wait.wholeNanoseconds, ordering: .relaxed)
         }
     }
 
@@ -46,14 +47,5 @@ final class LockCounters: Sendable {
         }
         counters.locks.wrappingIncrement(ordering: .relaxed)
         return counters
-    }
-}
-
-extension Duration {
-    /// The whole duration in nanoseconds, saturating at `Int64.max`.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : scaled &+ attoseconds / 1_000_000_000
     }
 }

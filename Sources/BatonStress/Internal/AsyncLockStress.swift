@@ -1,4 +1,5 @@
 import Atomics
+import BatonInternals
 import BatonLocks
 
 /// The `AsyncLock` stress run: tasks update a two-field counter in critical sections that await

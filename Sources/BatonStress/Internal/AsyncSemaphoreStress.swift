@@ -1,4 +1,5 @@
 import Atomics
+import BatonInternals
 import BatonLocks
 
 /// The `AsyncSemaphore` stress run: many more tasks than permits take and return permits, with

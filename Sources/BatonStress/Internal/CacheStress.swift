@@ -1,5 +1,6 @@
 import Atomics
 import BatonCache
+import BatonInternals
 import BatonLocks
 import Foundation
 

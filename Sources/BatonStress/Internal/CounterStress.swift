@@ -1,3 +1,5 @@
+import BatonInternals
+
 /// The stress run shared by `Protected` and the three locks: threads increment and read a
 /// ``GuardedCounter`` in rounds.
 ///

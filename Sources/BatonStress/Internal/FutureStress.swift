@@ -1,4 +1,5 @@
 import BatonFutures
+import BatonInternals
 import BatonLocks
 
 /// The futures stress run: threads race to complete the same futures while observers register

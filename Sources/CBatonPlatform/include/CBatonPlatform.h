@@ -67,4 +67,11 @@ int baton_futex_wait(uint32_t *address, uint32_t expected);
 int baton_futex_wake(uint32_t *address, int count);
 #endif
 
+#if defined(__linux__)
+/// How many processors the calling thread's CPU affinity mask allows (`sched_getaffinity` and
+/// `CPU_COUNT`, which need `_GNU_SOURCE` and so are out of Swift's reach); -1 if it cannot be
+/// read.
+int baton_affinity_processor_count(void);
+#endif
+
 #endif

@@ -1,3 +1,4 @@
+import BatonInternals
 import Foundation
 import Testing
 
@@ -14,7 +15,7 @@ let generousTimeout: DispatchTimeInterval = .seconds(10)
 
 /// How long a whole stress race may take before the test counts it as a failure (TSan on two
 /// cores is slow; a correct lock still finishes far sooner).
-let raceTimeout: DispatchTimeInterval = .seconds(120)
+let raceTimeout: Duration = .seconds(120)
 
 /// Waits for `semaphore`; `false` if it was not signalled within `timeout`.
 func wait(for semaphore: DispatchSemaphore, timeout: DispatchTimeInterval = generousTimeout) -> Bool {
@@ -37,11 +38,10 @@ struct StartedThread: Sendable {
 /// Runs `body` on a new thread.
 func startThread(_ body: @escaping @Sendable () -> Void) -> StartedThread {
     let finished = DispatchSemaphore(value: 0)
-    let thread = Thread {
+    runOnNewThread {
         body()
         finished.signal()
     }
-    thread.start()
     return StartedThread(finished: finished)
 }
 
@@ -56,28 +56,14 @@ func startThread(_ body: @escaping @Sendable () -> Void) -> StartedThread {
 /// - Returns: `true` if every thread returned within `timeout`.
 func raceThreads(
     _ count: Int,
-    timeout: DispatchTimeInterval = raceTimeout,
+    timeout: Duration = raceTimeout,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable (_ index: Int) -> Void
 ) -> Bool {
-    let ready = DispatchSemaphore(value: 0)
-    let go = DispatchSemaphore(value: 0)
-    let finished = DispatchGroup()
-    let running = Locked(count)
-    for index in 0..<count {
-        finished.enter()
-        _ = startThread {
-            ready.signal()
-            go.wait()
-            body(index)
-            running.withValue { $0 -= 1 }
-            finished.leave()
-        }
-    }
-    for _ in 0..<count { _ = wait(for: ready) }
-    for _ in 0..<count { go.signal() }
-    guard finished.wait(timeout: .now() + timeout) == .success else {
-        let stuck = running.get()
+    let threads = GatedThreads(count: count, body: body)
+    threads.open()
+    let stuck = threads.join(timeout: timeout)
+    guard stuck == 0 else {
         Issue.record(
             "\(stuck) of \(count) racing threads had not returned after \(timeout): stuck in the lock",
             sourceLocation: sourceLocation)

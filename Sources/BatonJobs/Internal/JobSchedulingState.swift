@@ -3,7 +3,7 @@ import Dispatch
 /// The scheduling state of one ``Job``: its phase, its edges, its observers and the effects
 /// waiting to be delivered. Every field is guarded by ``JobGraph/lock``; the transitions below
 /// run under it and only record what has to happen, and ``JobEffects`` does it after unlock.
-struct JobStateMachine {
+struct JobSchedulingState {
     /// Where the job is, as the scheduler sees it.
     enum Phase {
         /// Not in a queue, not started.
@@ -64,7 +64,7 @@ struct JobStateMachine {
 
     /// The owning queue as a strong reference, for the paths off the hot one (error messages).
     var queue: QueueCore? { queueReference?.takeUnretainedValue() }
-    /// The neighbours in the queue's member list (see ``JobQueueStateMachine/join(_:)``); the
+    /// The neighbours in the queue's member list (see ``QueueSchedulingState/join(_:)``); the
     /// list holds its own retain of each member, so these do not.
     var previousMember: Unmanaged<Job>?
     var nextMember: Unmanaged<Job>?

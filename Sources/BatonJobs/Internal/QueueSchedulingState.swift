@@ -1,6 +1,6 @@
 /// The scheduling state of one ``JobQueue``: its ready jobs by priority, its members and its
 /// worker slots. Every field is guarded by ``JobGraph/lock``.
-struct JobQueueStateMachine {
+struct QueueSchedulingState {
     /// One FIFO per ``JobPriority`` level, indexed by raw value. An entry whose job is no
     /// longer `.ready` at that level (cancelled, raised to another level, given a new
     /// dependency) is stale and skipped when popped.
@@ -9,7 +9,7 @@ struct JobQueueStateMachine {
     var readyCount = 0
     /// Jobs added and not yet finalized, oldest first, for `cancelAll` and `jobCount`, and
     /// waking `waitUntilAllJobsAreFinished` when it empties: a list threaded through the jobs
-    /// (``JobStateMachine/previousMember`` and ``JobStateMachine/nextMember``) that holds one
+    /// (``JobSchedulingState/previousMember`` and ``JobSchedulingState/nextMember``) that holds one
     /// retain per job from ``join(_:)`` to ``leave(_:)``. Leaving touches only the job's
     /// neighbours, so a worker finishing an old job does not write to the newest one, which the
     /// thread adding jobs has just written (an array with swap-removal would).

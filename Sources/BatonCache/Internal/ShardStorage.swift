@@ -62,7 +62,7 @@ enum StoreOutcome<Value> {
 /// value sits in the index beside its slot number, so a hit reads one hash-table bucket and one
 /// visited byte, not a slot too.
 @usableFromInline
-struct ShardStateMachine<Key: Hashable, Value> {
+struct ShardStorage<Key: Hashable, Value> {
     /// What the index holds for a key.
     @usableFromInline
     struct Entry {
@@ -334,10 +334,10 @@ struct ShardStateMachine<Key: Hashable, Value> {
     /// the entries after the lock is dropped. The returned copy shares this shard's atomics:
     /// read only its entries.
     @usableFromInline
-    mutating func removeAll() -> ShardStateMachine {
+    mutating func removeAll() -> ShardStorage {
         let drained = self
         budget.release(count: count, cost: totalCost)
-        self = ShardStateMachine(
+        self = ShardStorage(
             policy: policy, expiry: expiry, budget: budget, visited: visited, lastRead: lastRead,
             sketch: sketch)
         return drained
@@ -627,6 +627,6 @@ struct ShardStateMachine<Key: Hashable, Value> {
 
 // Each shard's state sits inside a `Protected` and is only touched under its lock; sharing it
 // shares its keys and values, hence the conditions.
-extension ShardStateMachine: Sendable where Key: Sendable, Value: Sendable {}
-extension ShardStateMachine.Slot: Sendable where Key: Sendable, Value: Sendable {}
-extension ShardStateMachine.Entry: Sendable where Key: Sendable, Value: Sendable {}
+extension ShardStorage: Sendable where Key: Sendable, Value: Sendable {}
+extension ShardStorage.Slot: Sendable where Key: Sendable, Value: Sendable {}
+extension ShardStorage.Entry: Sendable where Key: Sendable, Value: Sendable {}

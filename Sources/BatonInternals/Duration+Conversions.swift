@@ -1,0 +1,50 @@
+import Dispatch
+
+/// The conversions of a `Duration` that Baton's modules need, with one overflow rule:
+/// **saturating**. A duration beyond what the target type represents becomes the nearest value
+/// it does represent (the largest or smallest `Int64`; `.never` for Dispatch), never a trap and
+/// never a wrapped value. Fractions below a nanosecond are truncated toward zero.
+extension Duration {
+    /// The duration in whole nanoseconds, truncated toward zero, saturating at the bounds of
+    /// `Int64` (about ±292 years).
+    @inlinable
+    package var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (fromSeconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (total, overflowAgain) = fromSeconds.addingReportingOverflow(attoseconds / 1_000_000_000)
+        if overflowAgain { return seconds < 0 ? .min : .max }
+        return total
+    }
+
+    /// The duration in nanoseconds as a floating-point number (for reports and ratios).
+    package var nanoseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+    }
+
+    /// The duration in seconds as a floating-point number.
+    package var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// The duration as a Dispatch interval in nanoseconds: `.never` beyond what Dispatch
+    /// represents, zero for a negative duration (a deadline already past).
+    package var dispatchInterval: DispatchTimeInterval {
+        let nanoseconds = wholeNanoseconds
+        if nanoseconds <= 0 { return .nanoseconds(0) }
+        guard let whole = Int(exactly: nanoseconds), whole < Int.max else { return .never }
+        return .nanoseconds(whole)
+    }
+
+    /// `duration` from a floating-point number of seconds, saturating at the bounds of
+    /// `Int64` nanoseconds; zero for NaN.
+    package static func seconds(saturating seconds: Double) -> Duration {
+        let nanoseconds = (seconds * 1e9).rounded()
+        if nanoseconds.isNaN { return .zero }
+        if nanoseconds >= 9.223_372_036_854_775e18 { return .nanoseconds(Int64.max) }
+        if nanoseconds <= -9.223_372_036_854_775e18 { return .nanoseconds(Int64.min) }
+        return .nanoseconds(Int64(nanoseconds))
+    }
+}

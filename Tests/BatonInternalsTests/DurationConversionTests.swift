@@ -1,0 +1,56 @@
+import BatonInternals
+import Dispatch
+import Testing
+
+@Suite struct DurationConversionTests {
+    @Test func wholeNanosecondsTruncatesBelowANanosecond() {
+        #expect(Duration.nanoseconds(1_234_567_890).wholeNanoseconds == 1_234_567_890)
+        #expect(
+            (Duration.nanoseconds(5) + .init(secondsComponent: 0, attosecondsComponent: 999_999_999)).wholeNanoseconds
+                == 5)
+        #expect(Duration.nanoseconds(-7).wholeNanoseconds == -7)
+        #expect(Duration.zero.wholeNanoseconds == 0)
+    }
+
+    @Test func wholeNanosecondsSaturatesInsteadOfTrappingOrWrapping() {
+        #expect(Duration.seconds(Int64.max).wholeNanoseconds == .max)
+        #expect(Duration.seconds(Int64.min).wholeNanoseconds == .min)
+        // Just past Int64.max nanoseconds (9,223,372,036.854775807 s): the seconds multiply fits,
+        // the add of the fraction does not.
+        let justPast = Duration(secondsComponent: 9_223_372_036, attosecondsComponent: 854_775_808_000_000_000)
+        #expect(justPast.wholeNanoseconds == .max)
+        let justInside = Duration(secondsComponent: 9_223_372_036, attosecondsComponent: 854_775_807_000_000_000)
+        #expect(justInside.wholeNanoseconds == .max)
+        #expect(
+            Duration(secondsComponent: 9_223_372_036, attosecondsComponent: 0).wholeNanoseconds
+                == 9_223_372_036_000_000_000)
+    }
+
+    @Test func floatingConversions() {
+        #expect(Duration.milliseconds(1_500).seconds == 1.5)
+        #expect(Duration.microseconds(3).nanoseconds == 3_000)
+        #expect(Duration.seconds(-2).seconds == -2)
+    }
+
+    @Test func dispatchIntervalIsZeroForThePastAndNeverBeyondDispatch() {
+        #expect(Duration.milliseconds(250).dispatchInterval == .nanoseconds(250_000_000))
+        #expect(Duration.seconds(-1).dispatchInterval == .nanoseconds(0))
+        #expect(Duration.zero.dispatchInterval == .nanoseconds(0))
+        #expect(Duration.seconds(Int64.max).dispatchInterval == .never)
+    }
+
+    @Test func secondsSaturatingRoundsToTheNearestNanosecond() {
+        #expect(Duration.seconds(saturating: 0.25) == .milliseconds(250))
+        #expect(Duration.seconds(saturating: 1e-9 * 2.6) == .nanoseconds(3))
+        #expect(Duration.seconds(saturating: 1e300) == .nanoseconds(Int64.max))
+        #expect(Duration.seconds(saturating: -1e300) == .nanoseconds(Int64.min))
+        #expect(Duration.seconds(saturating: .infinity) == .nanoseconds(Int64.max))
+        #expect(Duration.seconds(saturating: .nan) == .zero)
+    }
+
+    @Test func powerIsTheCLibrarysPow() {
+        #expect(power(2, 10) == 1_024)
+        #expect(power(1.5, 0) == 1)
+        #expect(power(10, 400) == .infinity)
+    }
+}
