@@ -12,7 +12,7 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let fetcher = Fetcher(maxConcurrentRequests: 8)
-/// let pages = try await fetcher.fetchAll(urls).value     // [URLResult], in the order of urls
+/// let pages = try await fetcher.results(from: urls)      // [URLResult], in the order of urls
 /// let data = try await fetcher.data(from: url)           // one body; throws on failure
 /// ```
 ///
@@ -33,7 +33,7 @@ import FoundationNetworking
 /// - **Truncated bodies:** a response whose body is shorter than its `Content-Length` is a
 ///   failure (`URLError.networkConnectionLost`), never a success.
 /// - **Timeouts:** ``requestTimeout`` bounds each attempt from the moment it is sent (time in
-///   the queue does not count); ``fetchAll(_:timeout:)`` takes an overall deadline.
+///   the queue does not count); ``fetchResults(_:timeout:)`` takes an overall deadline.
 /// - **Cancellation:** cancelling a returned future withdraws a queued request or cancels the
 ///   running one, and stops its retries.
 ///
@@ -173,6 +173,11 @@ public final class Fetcher {
     }
 
     // MARK: Public API
+    //
+    // One scheme: a method that returns a `Future` starts with `fetch`; its `async` twin is named
+    // after what it returns (`data`, `result`, `results`), with `from:` for a URL and `for:` for a
+    // request, as `URLSession`'s are. A plural returns what its singular returns, one per URL, in
+    // order.
 
     /// Fetches the body of `url` with a GET.
     ///
@@ -185,7 +190,7 @@ public final class Fetcher {
     /// Fetches the body for `request`. Only GETs are coalesced and cached; only idempotent
     /// methods are retried.
     public func fetch(_ request: URLRequest) -> Future<Data> {
-        result(for: request).map { result in
+        fetchResult(request).map { result in
             switch result {
             case .response(let data, let response):
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 200
@@ -201,13 +206,13 @@ public final class Fetcher {
 
     /// Fetches `url` with a GET; the future always succeeds, with the response (any status) or
     /// the error, except when it is cancelled.
-    public func result(for url: URL) -> Future<URLResult> {
-        result(for: URLRequest(url: url))
+    public func fetchResult(_ url: URL) -> Future<URLResult> {
+        fetchResult(URLRequest(url: url))
     }
 
     /// Sends `request`; the future always succeeds, with the response (any status) or the error,
     /// except when it is cancelled.
-    public func result(for request: URLRequest) -> Future<URLResult> {
+    public func fetchResult(_ request: URLRequest) -> Future<URLResult> {
         let method = (request.httpMethod ?? "GET").uppercased()
         guard method == "GET", let url = request.url else {
             return perform(request, idempotent: Self.idempotentMethods.contains(method))
@@ -249,9 +254,9 @@ public final class Fetcher {
     /// others. After `timeout`, requests still queued or running are cancelled and their results
     /// are `FutureError.timedOut(after:)` errors. Cancelling the returned future cancels every
     /// request; none that is still queued is sent.
-    public func fetchAll(_ urls: [URL], timeout: Duration? = nil) -> Future<[URLResult]> {
+    public func fetchResults(_ urls: [URL], timeout: Duration? = nil) -> Future<[URLResult]> {
         let timedOut = Protected(false)
-        let requests = urls.map { result(for: $0) }
+        let requests = urls.map { fetchResult($0) }
         let results = requests.map { request in
             request.recover { error in
                 let reason: any Error =
@@ -288,9 +293,29 @@ public final class Fetcher {
         try await fetch(url).value
     }
 
-    /// The results for `urls`, in order (see ``fetchAll(_:timeout:)``).
-    public func results(for urls: [URL], timeout: Duration? = nil) async throws -> [URLResult] {
-        try await fetchAll(urls, timeout: timeout).value
+    /// The body for `request`: the `async` twin of `fetch(_:)` with a request.
+    ///
+    /// Cancelling the calling task cancels this caller's request.
+    ///
+    /// - Throws: ``HTTPStatusError`` for a non-2xx status, the transport's error, or
+    ///   `CancellationError`.
+    public func data(for request: URLRequest) async throws -> Data {
+        try await fetch(request).value
+    }
+
+    /// The response (any status) or the error for `url`, fetched with a GET: the `async` twin of
+    /// `fetchResult(_:)`.
+    ///
+    /// - Throws: Only `CancellationError`, when the calling task is cancelled.
+    public func result(from url: URL) async throws -> URLResult {
+        try await fetchResult(url).value
+    }
+
+    /// The results for `urls`, in order: the `async` twin of ``fetchResults(_:timeout:)``.
+    ///
+    /// - Throws: Only `CancellationError`, when the calling task is cancelled.
+    public func results(from urls: [URL], timeout: Duration? = nil) async throws -> [URLResult] {
+        try await fetchResults(urls, timeout: timeout).value
     }
 
     /// Cancels every fetch in flight or queued. None of the queued requests is sent.

@@ -119,7 +119,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         // reported as what they are however long a loaded machine takes, so they get none.
         let fetcher = Fetcher(
             session: makeSession(), retryPolicy: .none, requestTimeout: fault == "stall" ? .milliseconds(200) : nil)
-        let result = try await fetcher.result(for: server.url(fault, key)).value(within: patience)
+        let result = try await fetcher.fetchResult(server.url(fault, key)).value(within: patience)
         #expect(!result.isSuccess)
         #expect(result.data == nil)
         if fault == "stall" {
@@ -159,7 +159,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         var request = URLRequest(url: server.url(fault, key, "fail=1"))
         request.httpMethod = method
         request.httpBody = Data("payload".utf8)
-        let result = try await fetcher.result(for: request).value(within: patience)
+        let result = try await fetcher.fetchResult(request).value(within: patience)
         #expect(lostConnection(result.error))
         #expect(server.methods(key) == [method])
     }
@@ -168,7 +168,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         let server = try FaultServer.shared()
         let key = uniqueKey("status-400")
         let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .none))
-        let result = try await fetcher.result(for: server.url("status", key, "code=400&retry-after=0")).value(
+        let result = try await fetcher.fetchResult(server.url("status", key, "code=400&retry-after=0")).value(
             within: patience)
         #expect(result.statusCode == 400)
         #expect(server.hits(key) == 1)
@@ -236,7 +236,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         let key = uniqueKey("truncated")
         let transport = TruncatingTransport(keep: 3)
         let fetcher = Fetcher(transport: transport, retryPolicy: .init(attempts: 2, backoff: .none))
-        let result = try await fetcher.result(for: server.url("ok", key)).value(within: patience)
+        let result = try await fetcher.fetchResult(server.url("ok", key)).value(within: patience)
         #expect(lostConnection(result.error))
         #expect(!result.isSuccess)
         #expect(transport.sent.value == 2)
@@ -244,7 +244,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         // A HEAD has no body to check.
         var head = URLRequest(url: server.url("ok", uniqueKey("head")))
         head.httpMethod = "HEAD"
-        #expect(try await fetcher.result(for: head).value(within: patience).isSuccess)
+        #expect(try await fetcher.fetchResult(head).value(within: patience).isSuccess)
     }
 
     @Test func aSlowDripWithinTheTimeoutArrivesWhole() async throws {
@@ -260,7 +260,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         let key = uniqueKey("drip-forever")
         let fetcher = Fetcher(
             session: makeSession(), retryPolicy: .init(attempts: 2, backoff: .none), requestTimeout: .milliseconds(200))
-        let result = try await fetcher.result(for: server.url("drip", key, "forever")).value(within: patience)
+        let result = try await fetcher.fetchResult(server.url("drip", key, "forever")).value(within: patience)
         #expect(result.error as? FutureError == .timedOut(after: .milliseconds(200)))
         #expect(server.hits(key) == 2)
         try await server.waitUntil("both connections were closed") { server.closedByClient(key) == 2 }
@@ -358,7 +358,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
             let fault = fault(index)
             urls.append(server.url(fault.fault, "\(run)-\(fault.fault)", "i=\(index)&\(fault.query)"))
         }
-        let results = try await fetcher.fetchAll(urls).value(within: patience)
+        let results = try await fetcher.fetchResults(urls).value(within: patience)
         #expect(results.count == 1000)
         #expect(results.filter(\.isSuccess).isEmpty)
         for (index, result) in results.enumerated() {
@@ -377,7 +377,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         try await server.waitUntil("the transport has nothing out") { transport.out == 0 }
 
         let good = (0..<100).map { server.url("ok", "\(run)-good-\($0)") }
-        let answers = try await fetcher.fetchAll(good).value(within: patience)
+        let answers = try await fetcher.fetchResults(good).value(within: patience)
         #expect(answers.map { $0.data.map(text) } == (0..<100).map { "ok \(run)-good-\($0)" })
         #expect(transport.maxOut == limit)
 

@@ -21,7 +21,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: limit, retryPolicy: .none)
         var urls: [URL] = []
         for index in 0..<count { urls.append(try await TestServer.url("/held/\(key)?i=\(index)")) }
-        let all = fetcher.fetchAll(urls)
+        let all = fetcher.fetchResults(urls)
         // Admission is decided as the batch is added: exactly `limit` start, the rest queue.
         #expect(fetcher.queuedRequests == count - limit)
         for released in 0..<count {
@@ -60,7 +60,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
             expected.append(index % 5 == 4 ? "status 404" : "hello \(key)")
         }
         urls.append(refusedURL)
-        let results = try await fetcher.fetchAll(urls).value(within: patience)
+        let results = try await fetcher.fetchResults(urls).value(within: patience)
         #expect(results.count == 25)
         #expect(results.prefix(24).map { $0.data.map(text) } == expected)
         #expect(results.last?.error != nil)
@@ -119,8 +119,8 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         }
         #expect(TestServer.shared.hits(key) == 3)
         #expect(timer.delays == [.milliseconds(2), .milliseconds(4)])
-        // fetchAll reports the last response rather than an error.
-        let again = try await fetcher.fetchAll([url]).value(within: patience)
+        // fetchResults reports the last response rather than an error.
+        let again = try await fetcher.fetchResults([url]).value(within: patience)
         #expect(again.first?.statusCode == 503)
         #expect(TestServer.shared.hits(key) == 6)
         #expect(timer.delays == [.milliseconds(2), .milliseconds(4), .milliseconds(2), .milliseconds(4)])
@@ -129,7 +129,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
     @Test func nonTransientStatusesAndPostsAreNotRetried() async throws {
         let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 4, backoff: .none))
         let missing = uniqueKey("missing")
-        let result = try await fetcher.result(for: try await TestServer.url("/status/404/\(missing)")).value(
+        let result = try await fetcher.fetchResult(try await TestServer.url("/status/404/\(missing)")).value(
             within: patience)
         #expect(result.statusCode == 404)
         #expect(TestServer.shared.hits(missing) == 1)
@@ -137,7 +137,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let posted = uniqueKey("post")
         var request = URLRequest(url: try await TestServer.url("/flaky/\(posted)?fail=1"))
         request.httpMethod = "POST"
-        let postResult = try await fetcher.result(for: request).value(within: patience)
+        let postResult = try await fetcher.fetchResult(request).value(within: patience)
         #expect(postResult.statusCode == 503)
         #expect(TestServer.shared.hits(posted) == 1)
     }
@@ -146,7 +146,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         // Nothing listens, so the attempts are counted where they leave: at the transport.
         let transport = ImmediateCancelTransport(session: makeSession())
         let fetcher = Fetcher(transport: transport, retryPolicy: .init(attempts: 3, backoff: .none))
-        let result = try await fetcher.result(for: refusedURL).value(within: patience)
+        let result = try await fetcher.fetchResult(refusedURL).value(within: patience)
         #expect((result.error as? URLError)?.code == .cannotConnectToHost)
         #expect(transport.sent(refusedURL) == 3)
     }
@@ -159,7 +159,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
             try await TestServer.url("/held/\(slow)"), try await TestServer.url("/hello/\(fast)"),
             try await TestServer.url("/status/404/\(uniqueKey("results-missing"))"),
         ]
-        let results = try await fetcher.results(for: urls, timeout: .seconds(3))
+        let results = try await fetcher.results(from: urls, timeout: .seconds(3))
         #expect(results.count == 3)
         #expect(results[0].error as? FutureError == .timedOut(after: .seconds(3)))
         #expect(results[1].data.map(text) == "hello \(fast)")
@@ -167,8 +167,25 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         #expect(TestServer.shared.hits(fast) == 1)
         TestServer.shared.release(slow)
         // Without a deadline every result arrives.
-        let again = try await fetcher.results(for: [urls[1], urls[2]])
+        let again = try await fetcher.results(from: [urls[1], urls[2]])
         #expect(again.map(\.statusCode) == [200, 404])
+    }
+
+    /// Each `async` twin gives what its `Future` method gives: the body, or the response whatever
+    /// its status.
+    @Test func asyncTwinsMirrorTheirFutureMethods() async throws {
+        let fetcher = Fetcher(session: makeSession(), retryPolicy: .none)
+        let key = uniqueKey("twins")
+        let hello = try await TestServer.url("/hello/\(key)")
+        let missing = try await TestServer.url("/status/404/\(uniqueKey("twins-missing"))")
+        #expect(text(try await fetcher.data(for: URLRequest(url: hello))) == "hello \(key)")
+        #expect(text(try await fetcher.fetch(URLRequest(url: hello)).value(within: patience)) == "hello \(key)")
+        await #expect(throws: HTTPStatusError.self) { try await fetcher.data(for: URLRequest(url: missing)) }
+        let result = try await fetcher.result(from: missing)
+        #expect(result.statusCode == 404)
+        #expect(try await fetcher.fetchResult(missing).value(within: patience).statusCode == 404)
+        let plural = try await fetcher.results(from: [missing, hello])
+        #expect(plural.map(\.statusCode) == [404, 200])
     }
 
     @Test func fetchingARequestRetriesIdempotentMethodsOnly() async throws {
@@ -200,7 +217,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: 1, retryPolicy: .none)
         var urls: [URL] = []
         for index in 0..<5 { urls.append(try await TestServer.url("/held/\(key)?i=\(index)")) }
-        let all = fetcher.fetchAll(urls)
+        let all = fetcher.fetchResults(urls)
         try await server.waitUntil("the first request is held") { server.inFlight(key) == 1 }
         #expect(fetcher.queuedRequests == 4)
         all.cancel()
@@ -230,7 +247,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let transport = ImmediateCancelTransport(session: makeSession())
         let fetcher = Fetcher(
             transport: transport, maxConcurrentRequests: 1, retryPolicy: .init(attempts: 3, backoff: .none))
-        let all = fetcher.fetchAll([flaky, held])
+        let all = fetcher.fetchResults([flaky, held])
         try await server.waitUntil("the second request is held") { server.inFlight("\(key)-b") == 1 }
         #expect(fetcher.queuedRequests == 1)
         #expect(transport.sent(flaky) == 1)
@@ -303,7 +320,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let urls = [try await TestServer.url("/hello/\(fast)"), try await TestServer.url("/held/\(slow)")]
         // The slow route answers only when released, after the deadline; the deadline is long
         // enough for the fast answer to arrive even on a loaded machine under TSan.
-        let results = try await fetcher.fetchAll(urls, timeout: .seconds(3)).value(within: patience)
+        let results = try await fetcher.fetchResults(urls, timeout: .seconds(3)).value(within: patience)
         #expect(results[0].data.map(text) == "hello \(fast)")
         #expect(results[1].error as? FutureError == .timedOut(after: .seconds(3)))
         TestServer.shared.release(slow)
@@ -316,13 +333,13 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let fetcher = Fetcher(session: makeSession(), cache: cache)
         #expect(text(try await fetcher.fetch(url).value(within: patience)) == "hello \(key)")
         #expect(cache.value(forKey: url).map(text) == "hello \(key)")
-        let again = try await fetcher.result(for: url).value(within: patience)
+        let again = try await fetcher.fetchResult(url).value(within: patience)
         #expect(again.data.map(text) == "hello \(key)")
         #expect(again.statusCode == 200)
         #expect(TestServer.shared.hits(key) == 1)
         // Failures are not cached.
         let missing = try await TestServer.url("/status/404/\(uniqueKey("uncached"))")
-        _ = try await fetcher.result(for: missing).value(within: patience)
+        _ = try await fetcher.fetchResult(missing).value(within: patience)
         #expect(cache.value(forKey: missing) == nil)
         // Bodies are stored with their size as the cost.
         #expect(cache.totalCost == "hello \(key)".utf8.count)
