@@ -94,7 +94,7 @@ let package = Package(
             dependencies: ["BatonLocks", "BatonInternals", .product(name: "Atomics", package: "swift-atomics")],
             swiftSettings: modelChecking
         ),
-        .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache", "BatonInternals"]),
+        .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache"]),
         // The plugin that expands `@Synchronized`. Without the Macros trait no swift-syntax is
         // fetched: the plugin is built as an empty tool that nothing uses, and BatonMacros warns
         // that the macro needs the trait.

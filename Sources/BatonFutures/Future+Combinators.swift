@@ -104,7 +104,7 @@ extension Future {
     public func timeout(after duration: Duration) -> Future<Value> {
         let next = Future<Value>()
         let decision = Decision()
-        let timer = Timer.schedule(after: duration) {
+        let timer = DeadlineTimer.schedule(after: duration) {
             // The source is cancelled before the timeout is reported (see `Decision`); its
             // cancellation then loses the claim below.
             guard decision.claim() else { return }

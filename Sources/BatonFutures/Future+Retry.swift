@@ -112,7 +112,7 @@ private final class RetryDriver<Value: Sendable> {
 
     private enum Step {
         case attempting(Future<Value>)
-        case waiting(Timer)
+        case waiting(DeadlineTimer)
         case stopped
     }
 
@@ -170,7 +170,7 @@ private final class RetryDriver<Value: Sendable> {
             if !isStopped { start(attempt: attempt + 1) }
             return
         }
-        let pending = Timer.unstarted { self.start(attempt: attempt + 1) }
+        let pending = DeadlineTimer.unstarted { self.start(attempt: attempt + 1) }
         // Recorded before the wait starts: a short wait could otherwise end, and its attempt
         // start, before `step` says so, and `stop()` would then cancel the finished wait.
         let waiting: Bool = lock.withLock {

@@ -1,5 +1,4 @@
 import BatonFutures
-import BatonInternals
 import BatonLocks
 import Foundation
 
@@ -272,12 +271,11 @@ public final class Fetcher {
         // cancellation into a value).
         all.onCancel { self.cancelBatch(requests) }
         if let timeout {
-            let deadline = DispatchWorkItemBox {
+            let deadline = DeadlineTimer.schedule(after: timeout) {
                 timedOut.write { $0 = true }
                 self.cancelBatch(requests)
             }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) { deadline.run() }
-            all.future.whenComplete { _ in deadline.disarm() }
+            all.future.whenComplete { _ in deadline.cancel() }
         }
         return all.future
     }
@@ -418,11 +416,10 @@ public final class Fetcher {
         }
         promise.onCancel { task.cancel() }
         if let requestTimeout {
-            let timer = DispatchWorkItemBox {
+            let timer = DeadlineTimer.schedule(after: requestTimeout) {
                 if promise.tryComplete(with: .failure(FutureError.timedOut(after: requestTimeout))) { task.cancel() }
             }
-            DispatchQueue.global().asyncAfter(deadline: .now() + requestTimeout.seconds) { timer.run() }
-            promise.future.whenComplete { _ in timer.disarm() }
+            promise.future.whenComplete { _ in timer.cancel() }
         }
     }
 
@@ -452,24 +449,3 @@ public final class Fetcher {
 
 // `machine` is guarded by `lock`; every other stored property is immutable and Sendable.
 extension Fetcher: @unchecked Sendable {}
-
-/// Work for a deadline, dropped when disarmed so the timer finds nothing to do.
-final class DispatchWorkItemBox: Sendable {
-    private let work: Protected<(@Sendable () -> Void)?>
-
-    init(_ work: @escaping @Sendable () -> Void) {
-        self.work = Protected(work)
-    }
-
-    func run() {
-        let work = self.work.write { work in
-            defer { work = nil }
-            return work
-        }
-        work?()
-    }
-
-    func disarm() {
-        work.write { $0 = nil }
-    }
-}
