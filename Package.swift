@@ -205,6 +205,18 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
+        // The "After" code of the migration guides in Sources/Baton/Baton.docc, verbatim, with
+        // tests that run it (Scripts/check-guides checks that every block is here), so that a
+        // guide cannot rot. The @Synchronized guide needs the Macros trait.
+        .testTarget(
+            name: "BatonGuideTests",
+            dependencies: [
+                "Baton",
+                "BatonTestSupport",
+                .target(name: "BatonMacros", condition: .when(traits: ["Macros"])),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

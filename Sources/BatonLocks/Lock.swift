@@ -25,6 +25,10 @@ import Atomics
 /// }
 /// ```
 ///
+/// The class is `Sendable`, not `@unchecked Sendable`: the compiler still checks every other
+/// stored property, and `nonisolated(unsafe)` exempts only the one the lock guards. Where the
+/// state can move into one value, prefer ``Protected``: then nothing is exempt.
+///
 /// On Linux it is a futex word with a short bounded spin (it stays fast when there are many more
 /// threads than cores, where `Synchronization.Mutex` collapses); on Darwin an `os_unfair_lock`.
 /// It is not fair: a running thread may take the lock ahead of a parked one, which is what keeps

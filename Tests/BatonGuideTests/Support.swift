@@ -1,0 +1,149 @@
+import Baton
+import Foundation
+import Hummingbird
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The longest a guide test waits for something that should happen soon: a bug fails the test
+/// by name instead of hanging the suite. Generous, for the thread sanitizer on a busy 2-core
+/// machine.
+let patience: Duration = .seconds(30)
+
+/// Starts `count` threads, holds each at a start barrier until all exist, releases them
+/// together and waits for all of them to return.
+///
+/// Real threads, not tasks: the guides are about state shared between threads. Records an issue
+/// and returns `false` if some thread has not returned within `patience` (a deadlock).
+@discardableResult
+func raceThreads(
+    _ count: Int, sourceLocation: SourceLocation = #_sourceLocation, _ body: @escaping @Sendable (_ index: Int) -> Void
+) -> Bool {
+    let ready = DispatchSemaphore(value: 0)
+    let go = DispatchSemaphore(value: 0)
+    let finished = DispatchGroup()
+    for index in 0..<count {
+        finished.enter()
+        Thread {
+            ready.signal()
+            go.wait()
+            body(index)
+            finished.leave()
+        }.start()
+    }
+    for _ in 0..<count { ready.wait() }
+    for _ in 0..<count { go.signal() }
+    let seconds = Int(patience.components.seconds)
+    guard finished.wait(timeout: .now() + .seconds(seconds)) == .success else {
+        Issue.record("the racing threads had not returned after \(patience)", sourceLocation: sourceLocation)
+        return false
+    }
+    return true
+}
+
+/// Counts how many callers are inside a section at once, and the most seen.
+final class Occupancy: Sendable {
+    private struct Counts {
+        var inside = 0
+        var most = 0
+        var entries = 0
+    }
+    private let counts = Protected(Counts())
+
+    /// Runs `body` counted as inside.
+    func measure<R>(_ body: () async throws -> R) async rethrows -> R {
+        counts.write { counts in
+            counts.inside += 1
+            counts.entries += 1
+            counts.most = max(counts.most, counts.inside)
+        }
+        defer { counts.write { $0.inside -= 1 } }
+        return try await body()
+    }
+
+    /// The most callers seen inside at once.
+    var most: Int { counts.read { $0.most } }
+    /// How many times a caller entered.
+    var entries: Int { counts.read { $0.entries } }
+}
+
+/// A real HTTP server on 127.0.0.1, on a port the system picks, started once for the test
+/// process. Every test uses keys of its own, so tests may run in parallel.
+///
+/// Routes:
+/// - `GET /text/:value` answers `value`.
+/// - `GET /status/:code` answers that status, with the body `status <code>`.
+/// - `GET /pair/:key` answers `pair <key>` once two requests for `key` have arrived, or 504
+///   after `patience`: both succeed only if they were in flight together.
+final class GuideServer: Sendable {
+    static let shared = GuideServer()
+
+    private let arrivals = Protected([String: (count: Int, both: Promise<Void>)]())
+    private let port = Promise<Int>()
+
+    private init() {
+        let router = Router()
+        router.get("/text/:value") { _, context -> String in
+            try context.parameters.require("value")
+        }
+        router.get("/status/:code") { _, context -> Response in
+            let code = try context.parameters.require("code", as: Int.self)
+            return Response(status: .init(code: code), body: .init(byteBuffer: ByteBuffer(string: "status \(code)")))
+        }
+        router.get("/pair/:key") { _, context -> Response in
+            let key = try context.parameters.require("key")
+            do {
+                try await self.arrival(key).timeout(after: patience).value
+            } catch {
+                return Response(status: .gatewayTimeout)
+            }
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "pair \(key)")))
+        }
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { [port] channel in
+                if let bound = channel.localAddress?.port {
+                    port.succeed(bound)
+                } else {
+                    port.fail(URLError(.cannotConnectToHost))
+                }
+            }
+        )
+        Task { try await app.run() }
+    }
+
+    /// A URL of the server, once it is listening.
+    static func url(_ path: String) async throws -> URL {
+        // Each caller waits on a view of its own: a timeout must not cancel the shared port.
+        let port = try await shared.port.future.shared().timeout(after: patience).value
+        return URL(string: "http://127.0.0.1:\(port)\(path)")!
+    }
+
+    /// Counts a request for `key`; the future completes once two have arrived.
+    private func arrival(_ key: String) -> Future<Void> {
+        let (count, both) = arrivals.write { arrivals in
+            var entry = arrivals[key] ?? (0, Promise())
+            entry.count += 1
+            arrivals[key] = entry
+            return entry
+        }
+        if count == 2 { both.succeed() }
+        return both.future.shared()
+    }
+}
+
+/// A key of its own for each test.
+func uniqueKey(_ prefix: String) -> String {
+    "\(prefix)-\(UUID().uuidString.prefix(8))"
+}
+
+/// A session of the test's own (a session allows few connections per host on Linux).
+func makeSession() -> URLSession {
+    URLSession(configuration: .ephemeral)
+}
+
+/// A URL on 127.0.0.1 where nothing listens: connecting is refused.
+let refusedURL = URL(string: "http://127.0.0.1:1/nothing")!
