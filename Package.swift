@@ -151,9 +151,9 @@ let package = Package(
             ]
         ),
         // What several test targets share: running a suite off the cooperative pool, counting
-        // releases for the leak tests (the seeded generator and the thread gate are in
-        // BatonInternals). No product names it, so no consumer builds it.
-        .target(name: "BatonTestSupport", path: "Tests/BatonTestSupport"),
+        // releases for the leak tests, racing threads released together (over BatonInternals'
+        // gate). No product names it, so no consumer builds it.
+        .target(name: "BatonTestSupport", dependencies: ["BatonInternals"], path: "Tests/BatonTestSupport"),
         .testTarget(
             name: "BatonInternalsTests",
             dependencies: ["BatonInternals", .product(name: "Atomics", package: "swift-atomics")]

@@ -12,37 +12,6 @@ import FoundationNetworking
 /// machine.
 let patience: Duration = .seconds(30)
 
-/// Starts `count` threads, holds each at a start barrier until all exist, releases them
-/// together and waits for all of them to return.
-///
-/// Real threads, not tasks: the guides are about state shared between threads. Records an issue
-/// and returns `false` if some thread has not returned within `patience` (a deadlock).
-@discardableResult
-func raceThreads(
-    _ count: Int, sourceLocation: SourceLocation = #_sourceLocation, _ body: @escaping @Sendable (_ index: Int) -> Void
-) -> Bool {
-    let ready = DispatchSemaphore(value: 0)
-    let go = DispatchSemaphore(value: 0)
-    let finished = DispatchGroup()
-    for index in 0..<count {
-        finished.enter()
-        Thread {
-            ready.signal()
-            go.wait()
-            body(index)
-            finished.leave()
-        }.start()
-    }
-    for _ in 0..<count { ready.wait() }
-    for _ in 0..<count { go.signal() }
-    let seconds = Int(patience.components.seconds)
-    guard finished.wait(timeout: .now() + .seconds(seconds)) == .success else {
-        Issue.record("the racing threads had not returned after \(patience)", sourceLocation: sourceLocation)
-        return false
-    }
-    return true
-}
-
 /// Counts how many callers are inside a section at once, and the most seen.
 final class Occupancy: Sendable {
     private struct Counts {

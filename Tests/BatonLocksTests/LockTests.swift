@@ -1,4 +1,5 @@
 import BatonLocks
+import BatonTestSupport
 import Foundation
 import Testing
 

@@ -13,10 +13,6 @@ import Testing
 /// How long a single wait may take before the test counts it as a failure.
 let generousTimeout: DispatchTimeInterval = .seconds(10)
 
-/// How long a whole stress race may take before the test counts it as a failure (TSan on two
-/// cores is slow; a correct lock still finishes far sooner).
-let raceTimeout: Duration = .seconds(120)
-
 /// Waits for `semaphore`; `false` if it was not signalled within `timeout`.
 func wait(for semaphore: DispatchSemaphore, timeout: DispatchTimeInterval = generousTimeout) -> Bool {
     semaphore.wait(timeout: .now() + timeout) == .success
@@ -43,33 +39,6 @@ func startThread(_ body: @escaping @Sendable () -> Void) -> StartedThread {
         finished.signal()
     }
     return StartedThread(finished: finished)
-}
-
-/// Starts `count` threads, parks each on a start barrier until all exist, releases them
-/// together, and waits for all of them to return.
-///
-/// If some have not returned within `timeout`, records an issue that says how many are stuck
-/// and returns `false`, leaving them behind: a thread parked for good (a lost wake-up) cannot
-/// be unstuck, and a test's time limit does not end a test blocked synchronously.
-///
-/// - Parameter body: Runs once on each thread, with the thread's index in `0..<count`.
-/// - Returns: `true` if every thread returned within `timeout`.
-func raceThreads(
-    _ count: Int,
-    timeout: Duration = raceTimeout,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: @escaping @Sendable (_ index: Int) -> Void
-) -> Bool {
-    let threads = GatedThreads(count: count, body: body)
-    threads.open()
-    let stuck = threads.join(timeout: timeout)
-    guard stuck == 0 else {
-        Issue.record(
-            "\(stuck) of \(count) racing threads had not returned after \(timeout): stuck in the lock",
-            sourceLocation: sourceLocation)
-        return false
-    }
-    return true
 }
 
 /// Runs `body` on another thread and returns its result, or `nil` if it did not return within
