@@ -24,6 +24,7 @@ public struct FutureError: Error, Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case timedOut
             case noFutures
+            case adoptionCycle
         }
 
         private let value: Value
@@ -37,6 +38,9 @@ public struct FutureError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let timedOut = Code(.timedOut)
         /// ``Future/race(_:)`` or ``Future/any(_:)`` was given no futures.
         public static let noFutures = Code(.noFutures)
+        /// A promise was completed with a future that waits for the promise's own future
+        /// (``Promise/complete(with:)``).
+        public static let adoptionCycle = Code(.adoptionCycle)
 
         /// The code's name, e.g. `timedOut`.
         public var description: String { value.rawValue }
@@ -64,6 +68,10 @@ public struct FutureError: Error, Hashable, Sendable, CustomStringConvertible {
     /// ``Future/race(_:)`` or ``Future/any(_:)`` was given no futures: code ``Code/noFutures``.
     public static let noFutures = FutureError(code: .noFutures)
 
+    /// A promise was completed with its own future, or with a future that waits for it through
+    /// other adoptions: code ``Code/adoptionCycle``. Every future on the cycle fails with it.
+    public static let adoptionCycle = FutureError(code: .adoptionCycle)
+
     /// What happened and what to do about it.
     public var description: String {
         switch code {
@@ -74,6 +82,11 @@ public struct FutureError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noFutures:
             return "race/any was given no futures, and needs at least one to take an outcome from; "
                 + "check that the array is not empty before the call"
+        case .adoptionCycle:
+            return "a promise was completed with its own future, or with a future that waits for it "
+                + "through other adopted futures, so none of them could ever complete; every future on "
+                + "the cycle fails with this error. Complete the promise with a value, an error, or a "
+                + "future that does not depend on it"
         default:
             return "future error \(code)"
         }

@@ -10,8 +10,9 @@ struct FutureErrorTests {
         #expect(FutureError.timedOut(after: .seconds(3)) != .timedOut(after: .seconds(4)))
         #expect(FutureError.timedOut(after: .seconds(3)) != .noFutures)
         #expect(FutureError.noFutures == .noFutures)
-        let errors: Set<FutureError> = [.noFutures, .noFutures, .timedOut(after: .seconds(1))]
-        #expect(errors.count == 2)
+        #expect(FutureError.adoptionCycle != .noFutures)
+        let errors: Set<FutureError> = [.noFutures, .noFutures, .timedOut(after: .seconds(1)), .adoptionCycle]
+        #expect(errors.count == 3)
     }
 
     @Test("the code and the payload are readable")
@@ -22,7 +23,10 @@ struct FutureErrorTests {
         #expect(timedOut.duration == .milliseconds(250))
         #expect(FutureError.noFutures.code == .noFutures)
         #expect(FutureError.noFutures.duration == nil)
+        #expect(FutureError.adoptionCycle.code == .adoptionCycle)
+        #expect(FutureError.adoptionCycle.duration == nil)
         #expect(FutureError.Code.timedOut.description == "timedOut")
+        #expect(FutureError.Code.adoptionCycle.description == "adoptionCycle")
     }
 
     @Test("a switch on the code needs only the codes it handles and a default")
@@ -36,6 +40,7 @@ struct FutureErrorTests {
         }
         #expect(kind(.timedOut(after: .seconds(1))) == "slow")
         #expect(kind(.noFutures) == "empty")
+        #expect(kind(.adoptionCycle) == "other")
     }
 
     @Test("descriptions say what happened and what to do")
@@ -46,6 +51,9 @@ struct FutureErrorTests {
         let empty = FutureError.noFutures.description
         #expect(empty.contains("no futures"))
         #expect(empty.contains("check that the array is not empty"))
+        let cycle = FutureError.adoptionCycle.description
+        #expect(cycle.contains("its own future"))
+        #expect(cycle.contains("does not depend on it"))
     }
 
     @Test("the machinery's errors match the static members", .timeLimit(.minutes(1)))
