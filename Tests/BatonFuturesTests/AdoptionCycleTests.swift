@@ -44,23 +44,28 @@ struct AdoptionCycleTests {
         for promise in [a, b, c] { #expect(promise.future.cycleError == .adoptionCycle) }
     }
 
-    @Test("a future that adopted two others finds a cycle through either", .timeLimit(.minutes(1)))
+    @Test("a cycle through the second of two adopted futures is found", .timeLimit(.minutes(1)))
     func cycleThroughABranch() throws {
-        // top adopts left and right; both adopt bottom: a diamond, not a cycle.
+        // top adopts left, then right; left adopts an unrelated future, right adopts bottom.
         let top = Promise<Int>()
         let left = Promise<Int>()
         let right = Promise<Int>()
         let bottom = Promise<Int>()
+        let unrelated = Promise<Int>()
         top.complete(with: left.future)
         top.complete(with: right.future)
-        left.complete(with: bottom.future)
+        left.complete(with: unrelated.future)
         right.complete(with: bottom.future)
         #expect(![top, left, right, bottom].contains { $0.future.isCompleted })
-        // bottom adopting top closes cycles through both sides.
+        // bottom adopting top closes a cycle through right only.
         bottom.complete(with: top.future)
-        for promise in [top, left, right, bottom] { #expect(promise.future.cycleError == .adoptionCycle) }
+        for promise in [top, right, bottom] { #expect(promise.future.cycleError == .adoptionCycle) }
+        // left is not on the cycle: it still waits for the future it adopted.
+        #expect(!left.future.isCompleted)
+        unrelated.succeed(3)
+        #expect(try left.future.result?.get() == 3)
 
-        // Without the closing edge, the diamond completes with the value.
+        // A diamond (top adopts left and right, both adopt bottom) is no cycle: it completes.
         let top2 = Promise<Int>()
         let left2 = Promise<Int>()
         let right2 = Promise<Int>()
