@@ -141,7 +141,9 @@ public struct JobError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The result of a cancelled job was read: code ``Code/cancelled``.
     ///
-    /// - Parameter reason: Why the job was cancelled, e.g. `"requested"`.
+    /// - Parameters:
+    ///   - job: The job's description.
+    ///   - reason: Why the job was cancelled, e.g. `"requested"`.
     public static func cancelled(job: String, reason: String) -> JobError {
         JobError(code: .cancelled, job: job, reason: reason)
     }
