@@ -6,7 +6,7 @@ public struct BenchRunner {
     public struct UnknownScenario: Error, CustomStringConvertible {
         public let name: String
         public var description: String {
-            "unknown scenario '\(name)'; known: \(allScenarios.map(\.name).joined(separator: ", "))"
+            "unknown scenario '\(name)'; pass one of: \(allScenarios.map(\.name).joined(separator: ", "))"
         }
     }
 

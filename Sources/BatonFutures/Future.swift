@@ -297,6 +297,23 @@ public final class Future<Value: Sendable> {
         if case .run = action { handler() }
     }
 
+    /// Stores `handler` to run if the future is cancelled, and returns whether the caller must
+    /// run it now (the future was cancelled already) instead.
+    func storeCancelAction(_ handler: CancelAction) -> Bool {
+        let stripe = LockStripes.lock(for: self)
+        let action = machine.onCancel(handler)
+        stripe.unlock()
+        if case .run = action { return true }
+        return false
+    }
+
+    @usableFromInline
+    func forEachAdoptedFuture(_ body: (any CancellableFuture) -> Void) {
+        let stripe = LockStripes.lock(for: self)
+        machine.forEachAdopted(body)
+        stripe.unlock()
+    }
+
     /// The value, once the future completes; throws its error.
     ///
     /// Honours task cancellation: if the awaiting task is cancelled, the future is cancelled

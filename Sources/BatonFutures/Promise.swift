@@ -59,8 +59,41 @@ public struct Promise<Value: Sendable>: Sendable {
 
     /// Completes the future with the outcome of `other`, when it completes. Cancelling this
     /// promise's future cancels `other`.
+    ///
+    /// **Cycles.** If `other` is this promise's future, or waits for it through futures that
+    /// adopted others in turn (A adopts B's future, B adopts C's, C adopts A's), none of them
+    /// could ever complete. This call then fails this promise's future at once with
+    /// ``FutureError/adoptionCycle``, and every future on the cycle, having adopted the next,
+    /// fails with the same error; once they have, nothing keeps them alive. Of two calls racing
+    /// to close a cycle from two threads, exactly one finds it. ``Future/flatMap(on:_:)`` and
+    /// ``Future/flatMapError(on:_:)`` adopt the future their transform returns, so they report
+    /// such a cycle the same way. Only adoptions are followed: a cycle that passes through a
+    /// future made by ``Future/map(on:_:)`` or another combinator is not found.
+    ///
+    /// - Complexity: O(1) when `other` has completed; otherwise O(*n*) in the futures that
+    ///   `other` waits for through adoption, checked under one lock shared by all adoptions.
     public func complete(with other: Future<Value>) {
-        onCancel { other.cancel() }
+        // A completed future waits for nothing: no cycle can pass through it.
+        if other.isCompleted {
+            other.whenComplete { future.complete(with: $0) }
+            return
+        }
+        var closesCycle = false
+        var cancelOtherNow = false
+        AdoptionCycles.lock.withLock {
+            if !future.isCompleted && AdoptionCycles.reachesLocked(future, from: other) {
+                closesCycle = true
+            } else {
+                cancelOtherNow = future.storeCancelAction(.adopted(other))
+            }
+        }
+        if closesCycle {
+            // The futures on the cycle adopted each other in turn: each fails as the one it
+            // adopted does.
+            future.complete(with: .failure(FutureError.adoptionCycle))
+            return
+        }
+        if cancelOtherNow { other.cancel() }
         other.whenComplete { future.complete(with: $0) }
     }
 

@@ -431,7 +431,7 @@ public final class Fetcher {
     /// included), transient statuses.
     static func isTransient(_ error: any Error) -> Bool {
         if let status = error as? HTTPStatusError { return status.isTransient }
-        if case FutureError.timedOut = error { return true }
+        if (error as? FutureError)?.code == .timedOut { return true }
         if let urlError = error as? URLError {
             return [.timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed]
                 .contains(urlError.code)

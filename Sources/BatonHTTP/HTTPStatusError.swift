@@ -24,7 +24,12 @@ public struct HTTPStatusError: Error, Sendable, CustomStringConvertible {
         [408, 429, 500, 502, 503, 504].contains(statusCode)
     }
 
+    /// The status and the URL, and whether another attempt may help.
     public var description: String {
-        "HTTP \(statusCode) from \(response.url?.absoluteString ?? "?")"
+        let advice =
+            isTransient
+            ? "the server may recover: retry after a delay (Fetcher retries idempotent requests itself)"
+            : "retrying the same request will not help: check the URL, method, headers and credentials"
+        return "HTTP \(statusCode) from \(response.url?.absoluteString ?? "?"); \(advice)"
     }
 }

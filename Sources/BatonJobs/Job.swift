@@ -370,7 +370,7 @@ open class Job: CustomStringConvertible {
         let (phase, output) = JobGraph.lock.withLock { (machine.phase, read()) }
         switch phase {
         case .finished(.cancelled(let reason)):
-            throw .cancelled(job: description, reason: reason.description)
+            throw .cancelled(job: description, reason: reason)
         case .finished:
             guard let output else { throw .notFinished(job: description) }
             return output

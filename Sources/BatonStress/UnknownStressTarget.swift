@@ -11,6 +11,6 @@ public struct UnknownStressTarget: Error, Sendable, Hashable, CustomStringConver
     }
 
     public var description: String {
-        "unknown structure '\(name)'; valid names: \(StressTarget.all.map(\.name).joined(separator: ", "))"
+        "unknown structure '\(name)'; pass one of: \(StressTarget.all.map(\.name).joined(separator: ", "))"
     }
 }

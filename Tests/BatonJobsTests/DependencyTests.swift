@@ -37,7 +37,7 @@ import Testing
         for index in 1..<chain.count { try chain[index].addDependency(chain[index - 1]) }
         // j0 waits for j499 would close a cycle through all 500 jobs.
         let error = #expect(throws: JobError.self) { try chain[0].addDependency(chain[499]) }
-        guard case .dependencyCycle(let cycle)? = error else {
+        guard let error, error.code == .dependencyCycle, let cycle = error.cycle else {
             Issue.record("expected a cycle, got \(String(describing: error))")
             return
         }

@@ -15,6 +15,11 @@ struct FutureCallback<Value: Sendable>: Sendable {
 @usableFromInline
 protocol CancellableFuture: AnyObject, Sendable {
     func cancel()
+
+    /// Calls `body`, under the future's lock, with each future whose outcome this pending
+    /// future adopted (``Promise/complete(with:)``); with none once it has
+    /// completed. `body` must not take a lock of a future.
+    func forEachAdoptedFuture(_ body: (any CancellableFuture) -> Void)
 }
 
 /// What to do when a future is cancelled: run a handler, or cancel the future it was made from
@@ -23,12 +28,15 @@ protocol CancellableFuture: AnyObject, Sendable {
 enum CancelAction: Sendable {
     case run(@Sendable () -> Void)
     case cancel(any CancellableFuture)
+    /// Cancel the future whose outcome this one adopted. While this future is pending, it is
+    /// also the edge "waits for that future" that adoption follows to find cycles.
+    case adopted(any CancellableFuture)
 
     @inlinable
     func callAsFunction() {
         switch self {
         case .run(let handler): handler()
-        case .cancel(let source): source.cancel()
+        case .cancel(let source), .adopted(let source): source.cancel()
         }
     }
 }
@@ -178,6 +186,14 @@ struct FutureStateMachine<Value: Sendable> {
         case run
         /// The future completed otherwise: the handler will never be needed.
         case drop
+    }
+
+    /// Calls `body` with each future this pending future adopted; with none once completed.
+    func forEachAdopted(_ body: (any CancellableFuture) -> Void) {
+        guard case .pending(_, let cancelHandlers) = state else { return }
+        cancelHandlers.forEach { handler in
+            if case .adopted(let source) = handler { body(source) }
+        }
     }
 
     @inlinable
