@@ -48,10 +48,11 @@ struct OperationQueueGuideTests {
         let unpack = ResultJob(name: "unpack") { try unpackArchive(download.result.get()) }
         try unpack.addDependency(download)
 
-        #expect(
-            link(download, after: unpack) == "adding this dependency would close the cycle download → unpack → download"
-        )
-        #expect(link(unpack, after: unpack) == "unpack cannot depend on itself")
+        let cycle = try #require(link(download, after: unpack))
+        #expect(cycle.hasPrefix("adding this dependency would close the cycle download → unpack → download"))
+        #expect(cycle.contains("Do not make download wait for unpack"))
+        let loop = try #require(link(unpack, after: unpack))
+        #expect(loop.hasPrefix("unpack cannot depend on itself"))
         #expect(download.dependencies.isEmpty)
         #expect(unpack.dependencies.map(\.description) == ["download"])
 
