@@ -194,6 +194,12 @@ let package = Package(
             dependencies: ["BatonFutures", "BatonInternals", "BatonLocks", "BatonTestSupport"],
             swiftSettings: modelChecking
         ),
+        // The real HTTP server on 127.0.0.1 that the HTTP tests and the guides' tests start.
+        .target(
+            name: "BatonHTTPTestSupport",
+            dependencies: ["BatonFutures", .product(name: "Hummingbird", package: "hummingbird")],
+            path: "Tests/BatonHTTPTestSupport"
+        ),
         .testTarget(
             name: "BatonHTTPTests",
             dependencies: [
@@ -202,6 +208,7 @@ let package = Package(
                 "BatonFutures",
                 "BatonLocks",
                 "BatonTestSupport",
+                "BatonHTTPTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
@@ -213,6 +220,7 @@ let package = Package(
             dependencies: [
                 "Baton",
                 "BatonTestSupport",
+                "BatonHTTPTestSupport",
                 .target(name: "BatonMacros", condition: .when(traits: ["Macros"])),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]

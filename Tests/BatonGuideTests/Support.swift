@@ -1,4 +1,5 @@
 import Baton
+import BatonHTTPTestSupport
 import Foundation
 import Hummingbird
 import Testing
@@ -70,18 +71,7 @@ final class GuideServer: Sendable {
             }
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "pair \(key)")))
         }
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { [port] channel in
-                if let bound = channel.localAddress?.port {
-                    port.succeed(bound)
-                } else {
-                    port.fail(URLError(.cannotConnectToHost))
-                }
-            }
-        )
-        Task { try await app.run() }
+        serveOnLoopback(router, reportingPortTo: port)
     }
 
     /// A URL of the server, once it is listening.

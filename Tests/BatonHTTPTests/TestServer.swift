@@ -1,4 +1,5 @@
 import BatonFutures
+import BatonHTTPTestSupport
 import BatonLocks
 import Foundation
 import Hummingbird
@@ -90,18 +91,7 @@ final class TestServer: Sendable {
             }
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "saw \(other)")))
         }
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { [port] channel in
-                if let bound = channel.localAddress?.port {
-                    port.succeed(bound)
-                } else {
-                    port.fail(URLError(.cannotConnectToHost))
-                }
-            }
-        )
-        Task { try await app.run() }
+        serveOnLoopback(router, reportingPortTo: port)
     }
 
     /// The server's base URL, once it is listening.
