@@ -14,8 +14,7 @@ final class ManualClock: Sendable {
     var now: Duration { .nanoseconds(nanoseconds.load(ordering: .relaxed)) }
 
     func advance(by duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        nanoseconds.wrappingIncrement(by: seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
+        nanoseconds.wrappingIncrement(by: duration.wholeNanoseconds, ordering: .relaxed)
     }
 }
 

@@ -12,7 +12,7 @@ import Testing
 let patience: Duration = .seconds(120)
 
 /// `patience` from now, for a wait on a semaphore or a group.
-var patienceDeadline: DispatchTime { .now() + .seconds(Int(patience.components.seconds)) }
+var patienceDeadline: DispatchTime { .now() + patience.dispatchInterval }
 
 struct TestError: Error, Equatable {
     let tag: Int

@@ -250,7 +250,7 @@ enum CacheStress {
         let end = subject.clock.nanoseconds
         let clocked = ClockedOperation(
             thread: work.thread, operation: operation, output: output, start: start, end: end,
-            lifetime: nanoseconds(lifetime))
+            lifetime: lifetime.wholeNanoseconds)
         // A get-or-insert that got its own value back stored it: values are never reused.
         if clocked.written != nil { work.tally.writes += 1 }
         work.operations.append(clocked)
@@ -326,7 +326,7 @@ enum CacheStress {
     private static func checkExpiry(
         _ subject: Subject, history: ClockedHistory, earlierWrites: [Int: ClockedOperation], report: (String) -> Void
     ) {
-        let idle = nanoseconds(timeToIdle)
+        let idle = timeToIdle.wholeNanoseconds
         for read in history.reads {
             guard let value = read.output, let write = history.writes[value] else { continue }
             let deadline = write.end + write.lifetime
@@ -349,12 +349,6 @@ enum CacheStress {
                         + history.describe(key: expiry.key, from: write.start - idle, to: expiry.time))
             }
         }
-    }
-
-    /// A duration in whole nanoseconds, the manual clock's unit.
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// A manual-clock time or span, in microseconds.
@@ -494,7 +488,7 @@ enum CacheStress {
         var nanoseconds: Int64 { time.load(ordering: .sequentiallyConsistent) }
 
         func advance(by step: Duration) {
-            time.wrappingIncrement(by: CacheStress.nanoseconds(step), ordering: .sequentiallyConsistent)
+            time.wrappingIncrement(by: step.wholeNanoseconds, ordering: .sequentiallyConsistent)
         }
 
         var cacheClock: CacheClock {
