@@ -8,8 +8,8 @@ import Glibc
 import Musl
 #endif
 
-/// How many processors this process can run on at once: the default width of a ``JobQueue``
-/// and what a ``MemoryCache`` sizes its shards and counters by, without Foundation.
+/// How many processors this process can run on at once: the default width of a `JobQueue`
+/// and what a `MemoryCache` sizes its shards and counters by, without Foundation.
 package enum ProcessorCount {
     /// The count when it was first read (processors rarely come and go while a process runs,
     /// and every cache and queue made should agree on it).

@@ -27,11 +27,16 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func joinReportsTheThreadsStillRunningAndALaterJoinWaitsForThem() {
         let release = DispatchSemaphore(value: 0)
+        let returning = DispatchSemaphore(value: 0)
         let threads = GatedThreads(count: 3) { index in
-            if index == 1 { release.wait() }
+            if index == 1 { release.wait() } else { returning.signal() }
         }
         threads.open()
-        #expect(threads.join(timeout: .milliseconds(200)) == 1)
+        // Threads 0 and 2 are past their bodies; thread 1 stays stuck until it is released, so
+        // the join ends at its deadline with exactly one stuck, however slow the machine.
+        #expect(returning.wait(timeout: .now() + .seconds(30)) == .success)
+        #expect(returning.wait(timeout: .now() + .seconds(30)) == .success)
+        #expect(threads.join(timeout: .seconds(2)) == 1)
         release.signal()
         #expect(threads.join(timeout: .seconds(30)) == 0)
         #expect(threads.join() == 0)
