@@ -58,10 +58,11 @@ extension MemoryCache {
         orInsert make: @Sendable () async throws -> Value
     ) async throws -> Value {
         if let cached = value(forKey: key) { return cached }
+        let hash = key.hashValue
         while true {
             if flights.lead(key) {
                 // A flight that ended between our miss and our lead may have stored the value.
-                if case .hit(let cached) = lookup(key, now: currentTime(), in: shards[key.hashValue & shardMask]) {
+                if case .hit(let cached) = lookup(key, hash: hash, now: currentTime(), in: shards[hash & shardMask]) {
                     flights.land(key, with: .success(cached))
                     return cached
                 }
@@ -79,7 +80,7 @@ extension MemoryCache {
                 return try await flights.join(key)
             } catch is SingleFlight<Key, Value>.FlightEnded {
                 // The flight ended before we could join it: its value, if any, is stored now.
-                if case .hit(let cached) = lookup(key, now: currentTime(), in: shards[key.hashValue & shardMask]) {
+                if case .hit(let cached) = lookup(key, hash: hash, now: currentTime(), in: shards[hash & shardMask]) {
                     return cached
                 }
             }

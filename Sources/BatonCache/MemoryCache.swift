@@ -214,13 +214,15 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable
     public func value(forKey key: Key) -> Value? {
         let now = currentTime()
-        return shardTable.withShard(key.hashValue & shardMask) { countedLookup(key, now: now, in: $0) }
+        // One hash per operation: its low bits pick the shard, the shard's index takes it whole.
+        let hash = key.hashValue
+        return shardTable.withShard(hash & shardMask) { countedLookup(key, hash: hash, now: now, in: $0) }
     }
 
-    /// Looks `key` up and counts the hit or the miss.
+    /// Looks `key` (whose `hashValue` is `hash`) up and counts the hit or the miss.
     @inlinable
-    func countedLookup(_ key: Key, now: Int64, in shard: CacheShard<Key, Value>) -> Value? {
-        switch lookup(key, now: now, in: shard) {
+    func countedLookup(_ key: Key, hash: Int, now: Int64, in shard: CacheShard<Key, Value>) -> Value? {
+        switch lookup(key, hash: hash, now: now, in: shard) {
         case .hit(let value):
             counters.increment(.hits)
             return value
@@ -242,7 +244,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable
     public func peek(_ key: Key) -> Value? {
         let now = currentTime()
-        return shardTable.withShard(key.hashValue & shardMask) { $0.peek(key, now: now) }
+        let hash = key.hashValue
+        return shardTable.withShard(hash & shardMask) { $0.peek(key, hash: hash, now: now) }
     }
 
     /// Whether a value that has not expired is stored for `key`, checked as quietly as
@@ -254,15 +257,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         peek(key) != nil
     }
 
-    /// Looks `key` up at time `now` (``currentTime()``) without counting statistics.
+    /// Looks `key` (whose `hashValue` is `hash`) up at time `now` (``currentTime()``) without
+    /// counting statistics.
     @inlinable
-    func lookup(_ key: Key, now: Int64, in shard: CacheShard<Key, Value>) -> Lookup<Value> {
+    func lookup(_ key: Key, hash: Int, now: Int64, in shard: CacheShard<Key, Value>) -> Lookup<Value> {
         if policy != .lru {
-            let found = shard.lookupShared(key, now: now)
+            let found = shard.lookupShared(key, hash: hash, now: now)
             guard case .expired = found else { return found }
         }
         var evicted = EvictionBatch<Key, Value>()
-        let found = shard.withWriteLock { $0.lookupExclusive(key, now: now, evicted: &evicted) }
+        let found = shard.withWriteLock { $0.lookupExclusive(key, hash: hash, now: now, evicted: &evicted) }
         deliver(evicted)
         return found
     }
@@ -317,21 +321,23 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             lifetime = timeToLive.wholeNanoseconds
             if !lifetimesInUse.load(ordering: .relaxed) { lifetimesInUse.store(true, ordering: .relaxed) }
         }
-        let home = key.hashValue & shardMask
+        let hash = key.hashValue
+        let home = hash & shardMask
         let now = currentTime()
         let expiresAt = expiry.deadline(writtenAt: now, lifetime: lifetime)
         return shardTable.withShard(home) { shard in
             store(
-                value, forKey: key, cost: cost, expiresAt: expiresAt, now: now, ifAbsent: ifAbsent, home: home,
-                in: shard)
+                value, forKey: key, hash: hash, cost: cost, expiresAt: expiresAt, now: now, ifAbsent: ifAbsent,
+                home: home, in: shard)
         }
     }
 
-    /// ``store(_:forKey:cost:timeToLive:ifAbsent:)`` in `key`'s shard, `home`, borrowed.
+    /// ``store(_:forKey:cost:timeToLive:ifAbsent:)`` in `key`'s shard, `home`, borrowed; `hash`
+    /// is `key.hashValue`.
     @inlinable
     func store(
-        _ value: Value, forKey key: Key, cost: Int, expiresAt: Int64, now: Int64, ifAbsent: Bool, home: Int,
-        in shard: CacheShard<Key, Value>
+        _ value: Value, forKey key: Key, hash: Int, cost: Int, expiresAt: Int64, now: Int64, ifAbsent: Bool,
+        home: Int, in shard: CacheShard<Key, Value>
     ) -> Value {
         var evicted = EvictionBatch<Key, Value>()
         defer { deliver(evicted) }
@@ -340,14 +346,18 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             // that can never fit, and evicting for it would then never end.
             let tooCostly = cost > budget.costLimit
             if tooCostly || budget.countLimit == 0 {
-                if ifAbsent, case .hit(let present) = lookup(key, now: now, in: shard) { return present }
+                if ifAbsent, case .hit(let present) = lookup(key, hash: hash, now: now, in: shard) { return present }
                 counters.increment(.insertions)
-                _ = shard.withWriteLock { $0.removeValue(forKey: key, now: now, reason: .replaced, evicted: &evicted) }
+                _ = shard.withWriteLock {
+                    $0.removeValue(forKey: key, hash: hash, now: now, reason: .replaced, evicted: &evicted)
+                }
                 evicted.append(key, value, tooCostly ? .cost : .count)
                 return value
             }
             let outcome = shard.withWriteLock {
-                $0.store(key, value, cost: cost, expiresAt: expiresAt, now: now, ifAbsent: ifAbsent, evicted: &evicted)
+                $0.store(
+                    key, hash: hash, value, cost: cost, expiresAt: expiresAt, now: now, ifAbsent: ifAbsent,
+                    evicted: &evicted)
             }
             switch outcome {
             case .stored:
@@ -387,8 +397,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public func removeValue(forKey key: Key) -> Value? {
         let now = currentTime()
         var evicted = EvictionBatch<Key, Value>()
-        let removed = shardTable.withShard(key.hashValue & shardMask) { shard in
-            shard.withWriteLock { $0.removeValue(forKey: key, now: now, evicted: &evicted) }
+        let hash = key.hashValue
+        let removed = shardTable.withShard(hash & shardMask) { shard in
+            shard.withWriteLock { $0.removeValue(forKey: key, hash: hash, now: now, evicted: &evicted) }
         }
         deliver(evicted)
         return removed
@@ -403,10 +414,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public func removeAll() {
         for shard in shards {
             let drained = shard.withWriteLock { $0.removeAll() }
+            defer { drained.deallocate() }
             counters.increment(.removals, by: drained.count)
             if handlers.isActive.load(ordering: .acquiring) {
                 let current = handlers.current
-                drained.forEachEntry { key, value in
+                drained.forEach { key, value, _ in
                     for handler in current { handler(key, value, .removed) }
                 }
             }

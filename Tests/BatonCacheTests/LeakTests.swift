@@ -231,7 +231,7 @@ import Testing
 private struct Refused: Error {}
 
 /// A key whose deinit is counted; equal to any key with the same number.
-private final class TrackedKey: Hashable, Sendable {
+final class TrackedKey: Hashable, Sendable {
     let census: Census
     let number: Int
 

@@ -22,7 +22,7 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
     }
 
     deinit {
-        state.deallocateAtomics()
+        state.deallocate()
     }
 
     /// Finds a live entry under the read lock, without reordering anything. A SIEVE hit sets
@@ -30,15 +30,19 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
     /// hit); with `timeToIdle`, it stamps the time of the read. Under TinyLFU every lookup,
     /// hit or miss, is first counted in the sketch.
     ///
+    /// `hash` is `key.hashValue`, computed once by the cache.
+    ///
     /// It reads the state field by field (`state.index`, `state.visited`) rather than calling a
     /// method of the state: a method needs the whole struct, which the optimiser copies out of
     /// the class first — six reference-count operations on lines every reader shares.
     @inlinable
-    func lookupShared(_ key: Key, now: Int64) -> Lookup<Value> {
+    func lookupShared(_ key: Key, hash: Int, now: Int64) -> Lookup<Value> {
         lock.withReadLock {
-            if let sketch = state.sketch { sketch.increment(key.hashValue) }
-            guard let entry = state.index[key] else { return .miss }
-            let i = Int(entry.slot)
+            if let sketch = state.sketch { sketch.increment(hash) }
+            let index = state.index
+            let bucket = index.find(key, hash: hash)
+            guard bucket >= 0 else { return .miss }
+            let i = Int(index.slot(at: bucket))
             if state.mayExpire {
                 if now >= state.slots[i].expiresAt { return .expired }
                 if let lastRead = state.lastRead {
@@ -50,18 +54,20 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
             }
             let visited = state.visited
             if visited.load(i) == 0 { visited.store(1, at: i) }
-            return .hit(entry.value)
+            return .hit(index.value(at: bucket))
         }
     }
 
     /// The live value for `key` under the read lock, touching nothing: no visited bit, no read
     /// time, no reordering. An expired entry reads as absent and stays where it is.
     @inlinable
-    func peek(_ key: Key, now: Int64) -> Value? {
+    func peek(_ key: Key, hash: Int, now: Int64) -> Value? {
         lock.withReadLock {
-            guard let entry = state.index[key] else { return nil }
-            if state.mayExpire && state.isExpired(Int(entry.slot), now: now) { return nil }
-            return entry.value
+            let index = state.index
+            let bucket = index.find(key, hash: hash)
+            guard bucket >= 0 else { return nil }
+            if state.mayExpire && state.isExpired(Int(index.slot(at: bucket)), now: now) { return nil }
+            return index.value(at: bucket)
         }
     }
 

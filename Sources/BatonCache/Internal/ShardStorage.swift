@@ -59,27 +59,15 @@ enum StoreOutcome<Value> {
 ///
 /// Slots live in one contiguous array addressed by `Int32` index, so the policy's links cost no
 /// allocation or reference counting per entry; freed slots are reused through a free list. The
-/// value sits in the index beside its slot number, so a hit reads one hash-table bucket and one
-/// visited byte, not a slot too.
+/// key and value sit in the index (``ShardIndex``) beside the slot number, so a hit reads one
+/// hash-table bucket and one visited byte, not a slot too. The cache hashes each key once and
+/// passes the hash to every method that takes a key.
 @usableFromInline
 struct ShardStorage<Key: Hashable, Value> {
-    /// What the index holds for a key.
-    @usableFromInline
-    struct Entry {
-        @usableFromInline var value: Value
-        @usableFromInline var slot: Int32
-
-        @inlinable
-        init(value: Value, slot: Int32) {
-            self.value = value
-            self.slot = slot
-        }
-    }
-
+    /// An entry's place in the policy's lists, its cost and deadline; its key and value are
+    /// in the index.
     @usableFromInline
     struct Slot {
-        /// `nil` while the slot is on the free list.
-        @usableFromInline var key: Key?
         @usableFromInline var cost: Int
         /// When the value's lifetime ends, in clock nanoseconds: written time plus the entry's
         /// own `timeToLive` or the cache's; `Int64.max` for never.
@@ -92,8 +80,7 @@ struct ShardStorage<Key: Hashable, Value> {
         @usableFromInline var inWindow: Bool
 
         @inlinable
-        init(key: Key, cost: Int, expiresAt: Int64) {
-            self.key = key
+        init(cost: Int, expiresAt: Int64) {
             self.cost = cost
             self.expiresAt = expiresAt
             newer = noSlot
@@ -107,7 +94,8 @@ struct ShardStorage<Key: Hashable, Value> {
     /// The whole cache's count and cost; every slot filled or freed here is reserved or
     /// released there.
     @usableFromInline let budget: CacheBudget
-    @usableFromInline var index: [Key: Entry] = [:]
+    /// Key to value and slot; slot to key. Its memory is freed by ``deallocate()``.
+    @usableFromInline var index = ShardIndex<Key, Value>()
     @usableFromInline var slots: ContiguousArray<Slot> = []
     /// The head of the free list, chained through `older`.
     @usableFromInline var freeSlot: Int32 = noSlot
@@ -158,8 +146,9 @@ struct ShardStorage<Key: Hashable, Value> {
         mayExpire = expiry.isEnabled
     }
 
-    /// Frees the atomics; the shard calls it once, from its `deinit`.
-    func deallocateAtomics() {
+    /// Frees the index and the atomics; the shard calls it once, from its `deinit`.
+    func deallocate() {
+        index.deallocate()
         visited.deallocate()
         lastRead?.deallocate()
         sketch?.deallocate()
@@ -174,10 +163,11 @@ struct ShardStorage<Key: Hashable, Value> {
     /// TinyLFU lookup comes here only after ``CacheShard/lookupShared(_:now:)`` counted it.
     @inlinable
     mutating func lookupExclusive(
-        _ key: Key, now: Int64, evicted: inout EvictionBatch<Key, Value>
+        _ key: Key, hash: Int, now: Int64, evicted: inout EvictionBatch<Key, Value>
     ) -> Lookup<Value> {
-        guard let entry = index[key] else { return .miss }
-        let slot = entry.slot
+        let bucket = index.find(key, hash: hash)
+        guard bucket >= 0 else { return .miss }
+        let slot = index.slot(at: bucket)
         let i = Int(slot)
         if mayExpire {
             if isExpired(i, now: now) {
@@ -191,7 +181,7 @@ struct ShardStorage<Key: Hashable, Value> {
         case .lru: moveToNewest(slot)
         case .sieve, .tinyLFU: if visited.load(i) == 0 { visited.store(1, at: i) }
         }
-        return .hit(entry.value)
+        return .hit(index.value(at: bucket))
     }
 
     // MARK: Writes
@@ -210,7 +200,7 @@ struct ShardStorage<Key: Hashable, Value> {
     /// write also ages the sketch when enough lookups were counted since it last did.
     @inlinable
     mutating func store(
-        _ key: Key, _ value: Value, cost: Int, expiresAt: Int64, now: Int64, ifAbsent: Bool,
+        _ key: Key, hash: Int, _ value: Value, cost: Int, expiresAt: Int64, now: Int64, ifAbsent: Bool,
         evicted: inout EvictionBatch<Key, Value>
     ) -> StoreOutcome<Value> {
         if let sketch, sketch.isDueForAging { sketch.age() }
@@ -219,19 +209,19 @@ struct ShardStorage<Key: Hashable, Value> {
             nextSweep = now &+ writeSweepSpacing
             if !wheel.isEmpty { removeExpired(now: now, evicted: &evicted) }
         }
-        if let position = index.index(forKey: key) {
-            let existing = index.values[position]
-            let slot = existing.slot
+        let bucket = index.find(key, hash: hash)
+        if bucket >= 0 {
+            let slot = index.slot(at: bucket)
             let i = Int(slot)
             let expired = mayExpire && isExpired(i, now: now)
             if ifAbsent && !expired {
                 if policy == .lru { moveToNewest(slot) }
-                return .present(existing.value)
+                return .present(index.value(at: bucket))
             }
             let extra = cost - slots[i].cost
             if !expired && (extra <= 0 || budget.reserveCost(extra)) {
                 if extra < 0 { budget.release(count: 0, cost: -extra) }
-                index.values[position].value = value
+                let old = index.replaceValue(at: bucket, with: value)
                 slots[i].cost = cost
                 slots[i].expiresAt = expiresAt
                 totalCost += extra
@@ -241,7 +231,7 @@ struct ShardStorage<Key: Hashable, Value> {
                 case .lru: moveToNewest(slot)
                 case .sieve, .tinyLFU: if visited.load(i) == 0 { visited.store(1, at: i) }
                 }
-                evicted.append(key, existing.value, .replaced)
+                evicted.append(key, old, .replaced)
                 return .stored
             }
             // Expired, or the larger cost needs room: remove it and store the key anew.
@@ -264,7 +254,7 @@ struct ShardStorage<Key: Hashable, Value> {
                 if surplusCount != 0 || surplusCost != 0 {
                     budget.release(count: surplusCount, cost: surplusCost)
                 }
-                insertNewest(key, value, cost: cost, expiresAt: expiresAt, now: now)
+                insertNewest(key, hash: hash, value, cost: cost, expiresAt: expiresAt, now: now)
                 return .stored
             case .countExceeded: reason = .count
             case .costExceeded: reason = .cost
@@ -285,10 +275,12 @@ struct ShardStorage<Key: Hashable, Value> {
     /// was live; an expired entry is removed with reason `.expired` and `nil` is returned.
     @inlinable
     mutating func removeValue(
-        forKey key: Key, now: Int64, reason: EvictionReason = .removed,
+        forKey key: Key, hash: Int, now: Int64, reason: EvictionReason = .removed,
         evicted: inout EvictionBatch<Key, Value>
     ) -> Value? {
-        guard let slot = index[key]?.slot else { return nil }
+        let bucket = index.find(key, hash: hash)
+        guard bucket >= 0 else { return nil }
+        let slot = index.slot(at: bucket)
         let expired = mayExpire && isExpired(Int(slot), now: now)
         let old = removeSlot(slot)
         evicted.append(old.key, old.value, expired ? .expired : reason)
@@ -330,23 +322,17 @@ struct ShardStorage<Key: Hashable, Value> {
     /// Whether no entry of this shard can expire (so no sweep is needed for it).
     @inlinable var hasNothingToExpire: Bool { wheel.isEmpty }
 
-    /// Empties the shard and returns what it held, so that the caller can report and release
-    /// the entries after the lock is dropped. The returned copy shares this shard's atomics:
-    /// read only its entries.
+    /// Empties the shard and returns its index, so that the caller can report and release the
+    /// entries after the lock is dropped; the caller owns it and frees it with
+    /// ``ShardIndex/deallocate()``. The shard keeps its atomics and starts a new index.
     @usableFromInline
-    mutating func removeAll() -> ShardStorage {
-        let drained = self
+    mutating func removeAll() -> ShardIndex<Key, Value> {
+        let drained = index
         budget.release(count: count, cost: totalCost)
         self = ShardStorage(
             policy: policy, expiry: expiry, budget: budget, visited: visited, lastRead: lastRead,
             sketch: sketch)
         return drained
-    }
-
-    /// The live and expired entries (for reporting a drained shard).
-    @usableFromInline
-    func forEachEntry(_ body: (Key, Value) -> Void) {
-        for (key, entry) in index { body(key, entry.value) }
     }
 
     // MARK: The policy
@@ -404,12 +390,12 @@ struct ShardStorage<Key: Hashable, Value> {
     /// TinyLFU's window size: 1% of the shard's entries, at least one — enough to let a new
     /// entry be asked for again before it must prove itself, small enough that the main list,
     /// which keeps the frequently asked-for entries, has nearly all the room.
-    @inlinable var windowShare: Int { max(1, index.count / 100) }
+    @inlinable var windowShare: Int { max(1, count / 100) }
 
     /// The hash the sketch counts a slot's key under.
     @inlinable
     func hash(_ slot: Int32) -> Int {
-        slots[Int(slot)].key.unsafelyUnwrapped.hashValue
+        index.hash(ofSlot: slot)
     }
 
     /// Moves a TinyLFU window entry to the newest end of the main list, unvisited.
@@ -457,8 +443,8 @@ struct ShardStorage<Key: Hashable, Value> {
     // MARK: The slab and the list
 
     @inlinable
-    mutating func insertNewest(_ key: Key, _ value: Value, cost: Int, expiresAt: Int64, now: Int64) {
-        let entry = Slot(key: key, cost: cost, expiresAt: expiresAt)
+    mutating func insertNewest(_ key: Key, hash: Int, _ value: Value, cost: Int, expiresAt: Int64, now: Int64) {
+        let entry = Slot(cost: cost, expiresAt: expiresAt)
         let slot: Int32
         if freeSlot != noSlot {
             slot = freeSlot
@@ -475,11 +461,11 @@ struct ShardStorage<Key: Hashable, Value> {
         lastRead?.store(now, at: i)
         if policy == .tinyLFU { slots[i].inWindow = true }
         linkNewest(slot)
-        index[key] = Entry(value: value, slot: slot)
+        index.insert(key, hash: hash, value: value, slot: slot)
         totalCost += cost
         scheduleExpiry(slot, now: now)
         if policy == .tinyLFU {
-            if let sketch, index.count > sketch.capacity { self.sketch = sketch.grown(toHold: index.count) }
+            if let sketch, count > sketch.capacity { self.sketch = sketch.grown(toHold: count) }
             // Below the limits nothing is evicted: the window's overflow joins the main list.
             if windowCount > windowShare { promote(windowOldest) }
         }
@@ -502,8 +488,7 @@ struct ShardStorage<Key: Hashable, Value> {
         if hand == slot { hand = slots[i].newer }
         if mayExpire { wheel.cancel(slot) }
         unlink(slot)
-        let key = slots[i].key.take().unsafelyUnwrapped
-        let value = index.removeValue(forKey: key).unsafelyUnwrapped.value
+        let (key, value) = index.remove(slot: slot)
         let cost = slots[i].cost
         totalCost -= cost
         if releasingBudget { budget.release(count: 1, cost: cost) }
@@ -575,11 +560,13 @@ struct ShardStorage<Key: Hashable, Value> {
             let before = seen
             while slot != noSlot, seen <= slots.count {
                 let i = Int(slot)
-                guard let key = slots[i].key else {
+                guard index.isFull(slot: slot) else {
                     problems.append("slot \(slot) is on the \(list) but empty")
                     break
                 }
-                if index[key]?.slot != slot { problems.append("index does not point at slot \(slot)") }
+                if index.slot(of: index.key(ofSlot: slot)) != slot {
+                    problems.append("index does not point at slot \(slot)")
+                }
                 if slots[i].older != previous { problems.append("slot \(slot) has a wrong back link") }
                 if slots[i].inWindow != (list == "window") { problems.append("slot \(slot) is on the wrong list") }
                 cost += slots[i].cost
@@ -592,7 +579,7 @@ struct ShardStorage<Key: Hashable, Value> {
         }
         if windowSeen != windowCount { problems.append("window holds \(windowSeen) entries, counted \(windowCount)") }
         if policy != .tinyLFU && windowSeen != 0 { problems.append("a \(policy) shard has a window") }
-        if hand != noSlot && (slots[Int(hand)].key == nil || slots[Int(hand)].inWindow) {
+        if hand != noSlot && (!index.isFull(slot: hand) || slots[Int(hand)].inWindow) {
             problems.append("the hand is not on the main list")
         }
         if seen != index.count { problems.append("lists hold \(seen) entries, index \(index.count)") }
@@ -600,18 +587,20 @@ struct ShardStorage<Key: Hashable, Value> {
         var free = 0
         var slot = freeSlot
         while slot != noSlot, free <= slots.count {
-            if slots[Int(slot)].key != nil { problems.append("free slot \(slot) holds a key") }
+            if index.isFull(slot: slot) { problems.append("free slot \(slot) holds a key") }
             free += 1
             slot = slots[Int(slot)].older
         }
         if free + seen != slots.count { problems.append("\(free) free + \(seen) used != \(slots.count) slots") }
         var expiring = 0
-        for (_, entry) in index where nextCheck(Int(entry.slot)) != .max {
+        index.forEach { _, _, slot in
+            guard nextCheck(Int(slot)) != .max else { return }
             expiring += 1
-            if !wheel.isScheduled(entry.slot) { problems.append("slot \(entry.slot) can expire but is not scheduled") }
+            if !wheel.isScheduled(slot) { problems.append("slot \(slot) can expire but is not scheduled") }
         }
         if wheel.count != expiring { problems.append("the wheel holds \(wheel.count) slots, \(expiring) can expire") }
         problems += wheel.invariantViolations().map { "wheel: \($0)" }
+        problems += index.invariantViolations().map { "index: \($0)" }
         return problems
     }
 }
@@ -629,4 +618,3 @@ struct ShardStorage<Key: Hashable, Value> {
 // shares its keys and values, hence the conditions.
 extension ShardStorage: Sendable where Key: Sendable, Value: Sendable {}
 extension ShardStorage.Slot: Sendable where Key: Sendable, Value: Sendable {}
-extension ShardStorage.Entry: Sendable where Key: Sendable, Value: Sendable {}
