@@ -46,28 +46,39 @@ struct TinyLFUTests {
     /// twice through the cache (a miss and a write, then a hit), five times the cache. Each
     /// scanned key's hit sets its SIEVE visited bit, so SIEVE's hand must go all the way round,
     /// clearing the popular keys' bits on one pass and evicting them on the next. TinyLFU
-    /// keeps every popular key: each scanned key was asked for twice, less often than they
+    /// keeps the popular keys: each scanned key was asked for twice, less often than they
     /// were, and leaves from the window.
+    ///
+    /// Unless the sketch's counters say otherwise: a scanned key whose four counters all
+    /// collide with popular keys' looks popular too, and may displace one. Where keys land in
+    /// the sketch depends on the process's hash seed, so one run of the scan loses a popular
+    /// key in about one process in 25. Ten runs over disjoint keys (so ten different draws of
+    /// collisions) may lose at most 5 of their 800 popular keys; SIEVE loses more than half of
+    /// them in every run.
     @Test("A one-off scan five times the cache does not flush frequently read entries")
     func scanDoesNotFlushPopularEntries() {
-        func popularSurvivors(_ policy: EvictionPolicy) -> Int {
+        func popularSurvivors(_ policy: EvictionPolicy, keysFrom base: Int) -> Int {
             let cache = MemoryCache<Int, Int>(countLimit: 100, policy: policy, shardCount: 1)
             for round in 0..<8 {
-                for key in 0..<80 where cache[key] == nil {
+                for key in base..<(base + 80) where cache[key] == nil {
                     #expect(round == 0)
                     cache[key] = key
                 }
             }
-            for key in 1_000..<1_500 {
+            for key in (base + 1_000)..<(base + 1_500) {
                 if cache[key] == nil { cache[key] = key }
                 #expect(cache[key] == key)
             }
             #expect(cache.count == 100)
             #expect(cache.invariantViolations().isEmpty)
-            return (0..<80).filter { cache.peek($0) != nil }.count
+            return (base..<(base + 80)).filter { cache.peek($0) != nil }.count
         }
-        #expect(popularSurvivors(.tinyLFU) == 80)
-        #expect(popularSurvivors(.sieve) < 40, "the scan is meant to be one that flushes SIEVE")
+        let bases = (0..<10).map { $0 * 10_000 }
+        let kept = bases.map { popularSurvivors(.tinyLFU, keysFrom: $0) }
+        #expect(kept.reduce(0, +) >= 795, "popular keys kept per run: \(kept)")
+        for base in bases {
+            #expect(popularSurvivors(.sieve, keysFrom: base) < 40, "the scan is meant to be one that flushes SIEVE")
+        }
     }
 
     /// 40, 40 and 20 fill a cost limit of 100; the 20 is read twice. A write of 30 needs room:
