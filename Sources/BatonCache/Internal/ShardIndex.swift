@@ -39,12 +39,10 @@ struct ShardIndex<Key: Hashable, Value> {
     @usableFromInline var bucketOfSlot: UnsafeMutablePointer<Int32>
     @usableFromInline var slotCapacity: Int
 
-    /// An empty index with room for `minimumCapacity` entries before it grows.
+    /// An empty index; it grows as entries come.
     @usableFromInline
-    init(minimumCapacity: Int = 0) {
-        var buckets = Self.minimumBuckets
-        while buckets * 3 / 4 < minimumCapacity { buckets *= 2 }
-        (base, mask, shift) = Self.allocateBuckets(buckets)
+    init() {
+        (base, mask, shift) = Self.allocateBuckets(Self.minimumBuckets)
         slotCapacity = Self.minimumBuckets
         bucketOfSlot = .allocate(capacity: slotCapacity)
         bucketOfSlot.initialize(repeating: noSlot, count: slotCapacity)
@@ -156,7 +154,7 @@ struct ShardIndex<Key: Hashable, Value> {
 
     /// Whether `slot` holds an entry.
     @inlinable
-    func isFull(slot: Int32) -> Bool {
+    func hasEntry(inSlot slot: Int32) -> Bool {
         Int(slot) < slotCapacity && bucketOfSlot[Int(slot)] != noSlot
     }
 

@@ -560,7 +560,7 @@ struct ShardStorage<Key: Hashable, Value> {
             let before = seen
             while slot != noSlot, seen <= slots.count {
                 let i = Int(slot)
-                guard index.isFull(slot: slot) else {
+                guard index.hasEntry(inSlot: slot) else {
                     problems.append("slot \(slot) is on the \(list) but empty")
                     break
                 }
@@ -579,7 +579,7 @@ struct ShardStorage<Key: Hashable, Value> {
         }
         if windowSeen != windowCount { problems.append("window holds \(windowSeen) entries, counted \(windowCount)") }
         if policy != .tinyLFU && windowSeen != 0 { problems.append("a \(policy) shard has a window") }
-        if hand != noSlot && (!index.isFull(slot: hand) || slots[Int(hand)].inWindow) {
+        if hand != noSlot && (!index.hasEntry(inSlot: hand) || slots[Int(hand)].inWindow) {
             problems.append("the hand is not on the main list")
         }
         if seen != index.count { problems.append("lists hold \(seen) entries, index \(index.count)") }
@@ -587,7 +587,7 @@ struct ShardStorage<Key: Hashable, Value> {
         var free = 0
         var slot = freeSlot
         while slot != noSlot, free <= slots.count {
-            if index.isFull(slot: slot) { problems.append("free slot \(slot) holds a key") }
+            if index.hasEntry(inSlot: slot) { problems.append("free slot \(slot) holds a key") }
             free += 1
             slot = slots[Int(slot)].older
         }
@@ -614,7 +614,7 @@ struct ShardStorage<Key: Hashable, Value> {
 /// How often, in clock nanoseconds, writes to a shard sweep its expired entries: about 134 ms.
 @usableFromInline let writeSweepSpacing: Int64 = 1 << 27
 
-// Each shard's state sits inside a `Protected` and is only touched under its lock; sharing it
-// shares its keys and values, hence the conditions.
+// Each shard's state sits inside its ``CacheShard`` and is only touched under the shard's lock;
+// sharing it shares its keys and values, hence the conditions.
 extension ShardStorage: Sendable where Key: Sendable, Value: Sendable {}
 extension ShardStorage.Slot: Sendable where Key: Sendable, Value: Sendable {}
