@@ -116,14 +116,15 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         let server = try FaultServer.shared()
         let key = uniqueKey(fault)
         // Only the stall needs the timeout, and it always runs into it; the other faults must be
-        // reported as what they are however long a loaded machine takes, so they get none.
+        // reported as what they are however long a loaded machine takes, so they get none. The
+        // stall's request must reach the server before the timeout: a second, not less.
         let fetcher = Fetcher(
-            session: makeSession(), retryPolicy: .none, requestTimeout: fault == "stall" ? .milliseconds(200) : nil)
+            session: makeSession(), retryPolicy: .none, requestTimeout: fault == "stall" ? .seconds(1) : nil)
         let result = try await fetcher.fetchResult(server.url(fault, key)).value(within: patience)
         #expect(!result.isSuccess)
         #expect(result.data == nil)
         if fault == "stall" {
-            #expect(result.error as? FutureError == .timedOut(after: .milliseconds(200)))
+            #expect(result.error as? FutureError == .timedOut(after: .seconds(1)))
             try await server.waitUntil("the client closed the stalled connection") { server.closedByClient(key) == 1 }
         } else {
             #expect(lostConnection(result.error))
@@ -258,10 +259,12 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
     @Test func aDripPastTheTimeoutTimesOutAndHangsUp() async throws {
         let server = try FaultServer.shared()
         let key = uniqueKey("drip-forever")
+        // Each attempt must reach the server before its timeout, or the server has no request to
+        // count: a second, not less, for a loaded machine (the body drips for ever either way).
         let fetcher = Fetcher(
-            session: makeSession(), retryPolicy: .init(attempts: 2, backoff: .none), requestTimeout: .milliseconds(200))
+            session: makeSession(), retryPolicy: .init(attempts: 2, backoff: .none), requestTimeout: .seconds(1))
         let result = try await fetcher.fetchResult(server.url("drip", key, "forever")).value(within: patience)
-        #expect(result.error as? FutureError == .timedOut(after: .milliseconds(200)))
+        #expect(result.error as? FutureError == .timedOut(after: .seconds(1)))
         #expect(server.hits(key) == 2)
         try await server.waitUntil("both connections were closed") { server.closedByClient(key) == 2 }
     }
@@ -368,7 +371,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
                 #expect(result.error as? FutureError == .timedOut(after: .seconds(3)), "\(index): \(result)")
             case "status":
                 #expect(result.statusCode.map { [503, 429, 502, 504].contains($0) } == true, "\(index): \(result)")
-            default: #expect(lostConnection(result.error), "\(index) \(fault.fault)")
+            default: #expect(lostConnection(result.error), "\(index) \(fault.fault): \(result)")
             }
         }
         #expect(transport.sent == 2000)
@@ -416,9 +419,13 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         let server = try FaultServer.shared()
         let key = uniqueKey("get-stall")
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 0.3
-        let result = try await get(server.url("stall", key), on: URLSession(configuration: configuration))
-        #expect((result.error as? URLError)?.code == .timedOut)
+        // Whole seconds: FoundationNetworking drops the fraction (0.3 s times out at once,
+        // often before the request leaves, and the server then has no request to see closed).
+        configuration.timeoutIntervalForRequest = 2
+        let result = Promise<URLResult>()
+        URLSession(configuration: configuration).get(server.url("stall", key)) { result.succeed($0) }
+        try await server.waitUntil("the request arrived") { server.hits(key) == 1 }
+        #expect((try await result.future.value(within: patience).error as? URLError)?.code == .timedOut)
         try await server.waitUntil("the connection was closed") { server.closedByClient(key) == 1 }
     }
 
