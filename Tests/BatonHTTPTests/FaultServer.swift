@@ -30,8 +30,9 @@ import Darwin
 ///   connection: the client's next request on it finds it dead.
 ///
 /// For each key it records the requests (with their arrival on a monotonic clock), how many are
-/// being answered at once (and the most seen), and how many connections the client closed while
-/// the server was waiting on them.
+/// being answered at once (and the most seen), how many connections the client closed while
+/// the server was waiting on them, and, for requests with an `i` in the query, how many of them
+/// it has answered in full.
 final class FaultServer: Sendable {
     /// The server, started on first use; a test that cannot start it fails with the reason.
     static func shared() throws -> FaultServer { try started.get() }
@@ -45,6 +46,7 @@ final class FaultServer: Sendable {
         var answering: [String: Int] = [:]
         var maxAnswering: [String: Int] = [:]
         var closedByClient: [String: Int] = [:]
+        var answered: [String: Int] = [:]
         var openConnections = 0
     }
 
@@ -95,6 +97,9 @@ final class FaultServer: Sendable {
     func answering(_ key: String) -> Int { state.read { $0.answering[key] ?? 0 } }
     func maxAnswering(_ key: String) -> Int { state.read { $0.maxAnswering[key] ?? 0 } }
     func closedByClient(_ key: String) -> Int { state.read { $0.closedByClient[key] ?? 0 } }
+    /// How many requests for `key` with `i=<index>` in the query the server has answered: sent
+    /// every byte the fault sends, then closed or reset the connection if the fault does.
+    func answered(_ key: String, index: Int) -> Int { state.read { $0.answered["\(key)?i=\(index)"] ?? 0 } }
     /// Connections accepted and not yet closed, over all keys.
     var openConnections: Int { state.read { $0.openConnections } }
 
@@ -138,7 +143,11 @@ final class FaultServer: Sendable {
     }
 
     private func serve(_ connection: Connection) {
-        defer { connection.close() }
+        var answeredLast: String?
+        defer {
+            connection.close()
+            if let answeredLast { state.write { $0.answered[answeredLast, default: 0] += 1 } }
+        }
         while let request = connection.readRequest() {
             let hit = state.write { state in
                 state.hits[request.key, default: 0] += 1
@@ -151,7 +160,12 @@ final class FaultServer: Sendable {
             }
             let keepOpen = answer(request, hit: hit, on: connection)
             state.write { $0.answering[request.key]! -= 1 }
-            if !keepOpen { return }
+            let indexed = request.query["i"].map { "\(request.key)?i=\($0)" }
+            if !keepOpen {
+                answeredLast = indexed
+                return
+            }
+            if let indexed { state.write { $0.answered[indexed, default: 0] += 1 } }
         }
     }
 

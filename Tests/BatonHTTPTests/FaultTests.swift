@@ -46,13 +46,15 @@ final class RecordingTimer: Sendable {
 }
 
 /// A transport over a real session that counts what it sends and how many requests it has out
-/// at once (and the most ever), so the concurrency bound is checked where requests leave.
+/// at once (and the most ever), so the concurrency bound is checked where requests leave; and,
+/// for each URL, how many answers the session delivered (results other than a cancellation).
 final class CountingTransport: HTTPTransport {
     let session: URLSession
     private struct Counts {
         var sent = 0
         var out = 0
         var maxOut = 0
+        var delivered: [URL: Int] = [:]
     }
     private let counts = Protected(Counts())
 
@@ -63,6 +65,7 @@ final class CountingTransport: HTTPTransport {
     var sent: Int { counts.read { $0.sent } }
     var out: Int { counts.read { $0.out } }
     var maxOut: Int { counts.read { $0.maxOut } }
+    func delivered(_ url: URL) -> Int { counts.read { $0.delivered[url] ?? 0 } }
 
     func send(_ request: URLRequest, completion: @escaping @Sendable (URLResult) -> Void) -> any HTTPTransportTask {
         counts.write { counts in
@@ -71,7 +74,11 @@ final class CountingTransport: HTTPTransport {
             counts.maxOut = max(counts.maxOut, counts.out)
         }
         return session.send(request) { result in
-            self.counts.write { $0.out -= 1 }
+            let cancelled = (result.error as? URLError)?.code == .cancelled
+            self.counts.write { counts in
+                counts.out -= 1
+                if !cancelled, let url = request.url { counts.delivered[url, default: 0] += 1 }
+            }
             completion(result)
         }
     }
@@ -364,16 +371,34 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         let results = try await fetcher.fetchResults(urls).value(within: patience)
         #expect(results.count == 1000)
         #expect(results.filter(\.isSuccess).isEmpty)
+        var answersLost = 0
         for (index, result) in results.enumerated() {
             let fault = fault(index)
-            switch fault.fault {
-            case "stall":
-                #expect(result.error as? FutureError == .timedOut(after: .seconds(3)), "\(index): \(result)")
-            case "status":
-                #expect(result.statusCode.map { [503, 429, 502, 504].contains($0) } == true, "\(index): \(result)")
-            default: #expect(lostConnection(result.error), "\(index) \(fault.fault): \(result)")
+            // On Linux, after a run of connection resets, Dispatch now and then never reports a
+            // new socket's events to URLSession (swift-corelibs-libdispatch#833): the request
+            // leaves only when libcurl's own 200 ms timer looks, and the answer never reaches the
+            // completion handler, so the attempt ends in the fetcher's timeout. That outcome is
+            // the platform's, not the fetcher's, only where the record shows it: the server
+            // answered both attempts in full, and the session delivered fewer than two answers.
+            let answerLost =
+                fault.fault != "stall" && result.error as? FutureError == .timedOut(after: .seconds(3))
+                && server.answered("\(run)-\(fault.fault)", index: index) == 2 && transport.delivered(urls[index]) < 2
+            if answerLost { answersLost += 1 }
+            withKnownIssue("URLSession lost the server's answer to request \(index)", isIntermittent: true) {
+                switch fault.fault {
+                case "stall":
+                    #expect(result.error as? FutureError == .timedOut(after: .seconds(3)), "\(index): \(result)")
+                case "status":
+                    #expect(
+                        result.statusCode.map { [503, 429, 502, 504].contains($0) } == true, "\(index): \(result)")
+                default: #expect(lostConnection(result.error), "\(index) \(fault.fault): \(result)")
+                }
+            } when: {
+                answerLost
             }
         }
+        // A few at most: many would be a fault of this code, not the platform's rare loss.
+        #expect(answersLost <= 5)
         #expect(transport.sent == 2000)
         #expect(transport.maxOut == limit)
         #expect(fetcher.queuedRequests == 0)
