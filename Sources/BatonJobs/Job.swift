@@ -343,13 +343,19 @@ open class Job: CustomStringConvertible {
     /// finishes later on its own.
     func perform(qos: JobQualityOfService) -> JobOutcome? {
         do {
-            try main()
+            try runBody()
             return .succeeded
         } catch is CancellationError {
             return .cancelled(.requested)
         } catch {
             return .failed(error)
         }
+    }
+
+    /// Runs the body once, for ``perform(qos:)``: ``Job/main()`` unless a kind can run it more
+    /// cheaply when it is known to run only once (moving its closure out instead of copying it).
+    func runBody() throws {
+        try main()
     }
 
     /// Drops the body and what it captures; called once it can no longer run.

@@ -81,7 +81,9 @@ public final class JobQueue: Sendable {
         var fx = JobEffects()
         try JobGraph.lock.withLock { () throws(JobError) in
             let mark = JobGraph.newMarkLocked()
-            for job in jobs {
+            // By index: a `for in` loop would retain and release each job.
+            for index in jobs.indices {
+                let job = jobs[index]
                 switch job.machine.phase {
                 case .executing: throw .alreadyExecuting(job: job.description)
                 case .finished: throw .alreadyFinished(job: job.description)
@@ -91,7 +93,7 @@ public final class JobQueue: Sendable {
                 if job.machine.forwardMark == mark { throw .alreadyAdded(job: job.description, queue: name) }
                 job.machine.forwardMark = mark
             }
-            for job in jobs { core.enqueueLocked(job, &fx) }
+            for index in jobs.indices { core.enqueueLocked(jobs[index], &fx) }
             JobGraph.finalizePendingLocked(&fx)
         }
         fx.perform()

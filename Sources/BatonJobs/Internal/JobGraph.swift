@@ -28,7 +28,14 @@ enum JobGraph {
     /// Moves `job` to finished. It is finalized (dependents released, waiters woken) under this
     /// same lock hold by ``finalizePendingLocked(_:)`` when it has no observer or completion to
     /// run first; otherwise after those run, by the thread that drains its outbox.
-    static func finishLocked(_ job: Job, _ bodyOutcome: JobOutcome, _ fx: inout JobEffects) {
+    ///
+    /// - Parameter finalizeNow: The caller holds `job` and calls ``finalizePendingLocked(_:)``
+    ///   next, so a quiet job is finalized here rather than through `fx.toFinalize` (which would
+    ///   retain and release it). Never from inside a finalization: that would recurse down a
+    ///   chain.
+    static func finishLocked(
+        _ job: Job, _ bodyOutcome: JobOutcome, _ fx: inout JobEffects, finalizeNow: Bool = false
+    ) {
         var outcome = bodyOutcome
         if let reason = job.machine.cancellation {
             switch outcome {
@@ -41,7 +48,11 @@ enum JobGraph {
         }
         job.machine.phase = .finished(outcome)
         if job.machine.finishesQuietly {
-            fx.toFinalize.append(job)
+            if finalizeNow {
+                finalizeLocked(job, &fx)
+            } else {
+                fx.toFinalize.append(job)
+            }
         } else {
             let extras = job.machine.makeExtras()
             if !extras.observers.isEmpty {
@@ -57,7 +68,7 @@ enum JobGraph {
     static func finish(_ job: Job, _ outcome: JobOutcome) {
         var fx = JobEffects()
         lock.withLock {
-            finishLocked(job, outcome, &fx)
+            finishLocked(job, outcome, &fx, finalizeNow: true)
             finalizePendingLocked(&fx)
         }
         fx.perform()
@@ -79,24 +90,26 @@ enum JobGraph {
         // A job that ran dropped its body on the running thread; one that never ran drops it
         // here, exactly once, since a job is finalized once.
         if !job.machine.ran { fx.actions.append(.releaseBody(job)) }
-        var dependents = JobList()
-        swap(&dependents, &job.machine.dependents)
-        var watchers: [WeakJob] = []
+        // Moved out of the job, not copied: a copy would retain and release every dependent.
+        var (firstDependent, moreDependents) = job.machine.dependents.takeAll()
+        var watchers: [WeakJob]?
         job.machine.dependencies = JobList()
         if let extras = job.machine.extras {
-            swap(&watchers, &extras.watchers)
+            watchers = extras.watchers
+            extras.watchers = []
             if !extras.waiters.isEmpty {
                 fx.actions.append(contentsOf: extras.waiters.map(JobEffects.Action.resume))
                 extras.waiters = []
             }
         }
-        for index in 0..<dependents.count {
-            let dependent = dependents[index]
-            dependencyFinishedLocked(dependent, job, outcome, &fx)
-        }
+        if let dependent = firstDependent.take() { dependencyFinishedLocked(dependent, job, outcome, &fx) }
+        for dependent in moreDependents { dependencyFinishedLocked(dependent, job, outcome, &fx) }
         // A watcher that has been added to a queue since is among the dependents now.
-        for case let watcher? in watchers.lazy.map(\.job) where watcher.machine.isIdle {
-            dependencyFinishedLocked(watcher, job, outcome, &fx)
+        if let watchers {
+            for entry in watchers {
+                guard let watcher = entry.job, watcher.machine.isIdle else { continue }
+                dependencyFinishedLocked(watcher, job, outcome, &fx)
+            }
         }
         if let queue = job.machine.queueReference {
             queue._withUnsafeGuaranteedRef { $0.removeMemberLocked(job, &fx) }
@@ -105,12 +118,16 @@ enum JobGraph {
     }
 
     /// `dependency` of `job` finished with `outcome`.
+    ///
+    /// Not inlined: as its own function it borrows `job`, where inlined into the loop over the
+    /// dependents it retains and releases each one.
+    @inline(never)
     private static func dependencyFinishedLocked(
         _ job: Job, _ dependency: Job, _ outcome: JobOutcome, _ fx: inout JobEffects
     ) {
         guard !job.machine.isFinished else { return }  // cancelled before its dependencies finished
         job.machine.unfinishedDependencies -= 1
-        applyFailurePolicyLocked(job, dependency, outcome)
+        if !outcome.isSucceeded { applyFailurePolicyLocked(job, dependency, outcome) }
         switch job.machine.phase {
         case .waiting, .ready:
             if let reason = job.machine.cancellation {
@@ -146,8 +163,7 @@ enum JobGraph {
         if !job.machine.linked {
             job.machine.linked = true
             var unfinished = 0
-            for index in 0..<job.machine.dependencies.count {
-                let dependency = job.machine.dependencies[index]
+            job.machine.dependencies.forEach { dependency in
                 if let outcome = dependency.machine.finalOutcome {
                     applyFailurePolicyLocked(job, dependency, outcome)
                 } else {
@@ -158,10 +174,8 @@ enum JobGraph {
             job.machine.unfinishedDependencies = unfinished
         }
         guard strongly, job.machine.cancellation == nil, job.machine.unfinishedDependencies > 0 else { return }
-        for index in 0..<job.machine.dependencies.count {
-            let dependency = job.machine.dependencies[index]
-            guard !dependency.machine.finalized else { continue }
-            dependency.machine.dependents.append(job)
+        job.machine.dependencies.forEach { dependency in
+            if !dependency.machine.finalized { dependency.machine.dependents.append(job) }
         }
     }
 

@@ -27,6 +27,13 @@ struct JobList {
         }
     }
 
+    /// Calls `body` with each job, in order, without copying the list.
+    func forEach(_ body: (Job) -> Void) {
+        guard let head else { return }
+        body(head)
+        for index in tail.indices { body(tail[index]) }
+    }
+
     /// How many jobs `predicate` picks.
     func count(where predicate: (Job) -> Bool) -> Int {
         var picked = 0
@@ -39,6 +46,14 @@ struct JobList {
         var kept = JobList()
         for index in 0..<count where !shouldRemove(self[index]) { kept.append(self[index]) }
         self = kept
+    }
+
+    /// Empties the list and returns its jobs, in order: the first, and the array of the rest.
+    /// Moved out, not copied, so nothing is retained.
+    mutating func takeAll() -> (first: Job?, rest: [Job]) {
+        var rest: [Job] = []
+        swap(&rest, &tail)
+        return (head.take(), rest)
     }
 
     /// The jobs as an array, in order.

@@ -121,15 +121,21 @@ final class QueueCore {
             case .run(let runnable):
                 job = runnable
             }
-            guard let outcome = job.perform(qos: qos) else {
+            // Borrowed for the calls: `job` keeps the job alive, and calling a class method on an
+            // owned local would retain and release it around the call.
+            let finished = Unmanaged.passUnretained(job)._withUnsafeGuaranteedRef { job -> JobOutcome? in
+                guard let outcome = job.perform(qos: qos) else { return nil }
+                job.releaseBody()
+                return outcome
+            }
+            guard let outcome = finished else {
                 return  // an AsyncJob: its task holds the slot now and gives it back when done
             }
-            job.releaseBody()
             budget -= 1
             let immediate: Next? = JobGraph.lock.withLock {
                 // Counted before the release, so no worker is spawned for the job this one takes.
                 machine.searching += 1
-                JobGraph.finishLocked(job, outcome, &fx)
+                JobGraph.finishLocked(job, outcome, &fx, finalizeNow: true)
                 JobGraph.finalizePendingLocked(&fx)
                 // With observers or a completion to run first, the dependents are released
                 // after unlock; pick the next job only after that.

@@ -77,7 +77,8 @@ struct QueueSchedulingState {
     /// The highest-priority ready job, first in first out within a level.
     mutating func popReady() -> Job? {
         guard readyCount > 0 else { return nil }
-        for level in stride(from: ready.count - 1, through: 0, by: -1) {
+        for step in 0..<ready.count {
+            let level = ready.count - 1 - step  // highest first
             while let job = ready[level].popFirst() {
                 if case .ready(let at) = job.machine.phase, at.rawValue == level {
                     readyCount -= 1
