@@ -88,7 +88,9 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
-        .target(name: "BatonJobs", dependencies: ["BatonLocks", "BatonInternals"]),
+        .target(
+            name: "BatonJobs",
+            dependencies: ["BatonLocks", "BatonInternals", .product(name: "Atomics", package: "swift-atomics")]),
         .target(
             name: "BatonFutures",
             dependencies: ["BatonLocks", "BatonInternals", .product(name: "Atomics", package: "swift-atomics")],

@@ -115,6 +115,7 @@ open class Job: CustomStringConvertible {
         get { JobGraph.lock.withLock { machine.ownPriority } }
         set {
             JobGraph.lock.withLock {
+                JobGraph.admitLocked(self)
                 machine.ownPriority = newValue
                 let effective = machine.effectivePriority
                 if case .ready(let level) = machine.phase, level < effective, let queue = machine.queue {
@@ -163,6 +164,8 @@ open class Job: CustomStringConvertible {
         if job === self { throw .selfDependency(job: description) }
         var fx = JobEffects()
         try JobGraph.lock.withLock { () throws(JobError) in
+            JobGraph.admitLocked(self)
+            JobGraph.admitLocked(job)
             try JobGraph.addDependencyLocked(self, job, &fx)
             JobGraph.finalizePendingLocked(&fx)
         }
@@ -173,7 +176,11 @@ open class Job: CustomStringConvertible {
     /// one, the job becomes ready. Has no effect once the job has started.
     public func removeDependency(_ job: Job) {
         var fx = JobEffects()
-        JobGraph.lock.withLock { JobGraph.removeDependencyLocked(self, job, &fx) }
+        JobGraph.lock.withLock {
+            JobGraph.admitLocked(self)
+            JobGraph.admitLocked(job)
+            JobGraph.removeDependencyLocked(self, job, &fx)
+        }
         fx.perform()
     }
 
@@ -206,6 +213,7 @@ open class Job: CustomStringConvertible {
     public func cancel() {
         var fx = JobEffects()
         JobGraph.lock.withLock {
+            JobGraph.admitLocked(self)
             JobGraph.cancelLocked(self, &fx)
             JobGraph.finalizePendingLocked(&fx)
         }

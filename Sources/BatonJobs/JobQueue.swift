@@ -108,12 +108,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func addJob(priority: JobPriority = .normal, _ body: @escaping @Sendable () throws -> Void) -> Job {
         let job = ClosureJob(priority: priority, body)
-        let core = core
-        var fx = JobEffects()
-        JobGraph.lock.withLock {
-            core.enqueueLocked(job, &fx)
-        }
-        fx.perform()
+        core.submit(job)
         return job
     }
 
@@ -122,6 +117,7 @@ public final class JobQueue: Sendable {
     public func cancelAll() {
         var fx = JobEffects()
         JobGraph.lock.withLock {
+            core.admitInboxLocked()
             for job in core.machine.members {
                 JobGraph.cancelLocked(job, &fx)
             }
@@ -137,6 +133,7 @@ public final class JobQueue: Sendable {
         set {
             var fx = JobEffects()
             JobGraph.lock.withLock {
+                core.admitInboxLocked()
                 core.machine.suspended = newValue
                 if !newValue { core.requestWorkersLocked(&fx) }
             }
@@ -146,7 +143,10 @@ public final class JobQueue: Sendable {
 
     /// The jobs added and not yet finished (including their completion handlers).
     public var jobCount: Int {
-        JobGraph.lock.withLock { core.machine.memberCount }
+        JobGraph.lock.withLock {
+            core.admitInboxLocked()
+            return core.machine.memberCount
+        }
     }
 
     /// Blocks until the queue has no unfinished job: every job added so far has finished and
@@ -157,6 +157,7 @@ public final class JobQueue: Sendable {
     @available(*, noasync, message: "blocks the thread; use `await allJobsFinished()`", renamed: "allJobsFinished()")
     public func waitUntilAllJobsAreFinished() {
         let semaphore: DispatchSemaphore? = JobGraph.lock.withLock {
+            core.admitInboxLocked()
             if core.machine.memberCount == 0 { return nil }
             let semaphore = DispatchSemaphore(value: 0)
             core.machine.waiters.append(.semaphore(semaphore))
@@ -170,6 +171,7 @@ public final class JobQueue: Sendable {
     public func allJobsFinished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = JobGraph.lock.withLock {
+                core.admitInboxLocked()
                 if core.machine.memberCount == 0 { return true }
                 core.machine.waiters.append(.continuation(continuation))
                 return false

@@ -23,6 +23,16 @@ enum JobGraph {
         return searchNumber
     }
 
+    /// Moves `job`'s queue's inbox into the queue if `job` is still in it, so that a change to
+    /// the job finds it among the queue's members and ready jobs. Every change to a job made
+    /// through a reference to it calls this first; reads need not (an inbox job's state is
+    /// already what it will be once in the queue), and edges never lead to an inbox job (it
+    /// has none until a change adds one).
+    static func admitLocked(_ job: Job) {
+        guard job.machine.inInbox, let queue = job.machine.queueReference else { return }
+        queue._withUnsafeGuaranteedRef { $0.admitInboxLocked() }
+    }
+
     // MARK: Finishing
 
     /// Moves `job` to finished. It is finalized (dependents released, waiters woken) under this

@@ -69,6 +69,13 @@ struct JobSchedulingState {
     var previousMember: Unmanaged<Job>?
     var nextMember: Unmanaged<Job>?
 
+    /// The job is in its queue's inbox (see ``QueueCore``): ready, but not yet among the queue's
+    /// members and ready FIFOs. Set by the thread that adds it before anyone else can see it;
+    /// cleared under the lock when the queue takes it in.
+    var inInbox = false
+    /// The job below this one on its queue's inbox stack.
+    var inboxNext: Unmanaged<Job>?
+
     /// The job reached `.executing`: its runner releases its body, not the finalizer.
     var ran = false
     /// Completion ran and dependents were released: `waitUntilFinished` may return.

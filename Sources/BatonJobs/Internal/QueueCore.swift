@@ -1,3 +1,4 @@
+import Atomics
 import BatonLocks
 import Dispatch
 
@@ -6,12 +7,31 @@ import Dispatch
 /// Workers are Dispatch work items on `DispatchQueue.global(qos:)`, started only while fewer
 /// than `maxConcurrentJobs` slots are in use; each one drains ready jobs in a loop, so the
 /// cost per job stays near one `DispatchQueue.async` even though most jobs start no dispatch.
+///
+/// The inbox: ``JobQueue/addJob(priority:_:)`` makes a job nobody else can see yet, with no
+/// dependencies, so it can enter the queue without the graph lock. It pushes the job onto
+/// `inbox`, a lock-free stack, and takes the lock only when a slot is free (a worker may have
+/// to be started). Whoever next holds the lock for this queue (a worker looking for its next
+/// job, any other operation on the queue, or one on such a job that changes it) first moves
+/// the inbox into the queue, oldest first: from then on the job is an ordinary member. So a
+/// busy queue takes its jobs without the thread adding them and the workers contending for the
+/// lock, and the workers take them in batches.
+///
+/// No job is stranded in the inbox: a thread pushes, then reads `slotsInUse`; a worker giving
+/// its slot back stores `slotsInUse`, then reads the inbox (both sequentially consistent). One
+/// of the two sees the other: the pusher sees a free slot and takes the lock to start a worker,
+/// or the worker sees the job and moves it in before it leaves.
 final class QueueCore {
     let name: String
     let maxConcurrentJobs: Int
     let qualityOfService: JobQualityOfService
     /// Guarded by `JobGraph.lock`.
     @exclusivity(unchecked) var machine = QueueSchedulingState()
+    /// Jobs added by `addJob` and not yet moved into the queue, newest first, linked through
+    /// ``JobSchedulingState/inboxNext``; each holds one retain, which becomes its membership's.
+    private let inbox = UnsafeAtomic<Unmanaged<Job>?>.create(nil)
+    /// `machine.active`, readable without the lock by a thread that pushed onto the inbox.
+    private let slotsInUse = UnsafeAtomic<Int>.create(0)
 
     /// How many jobs a worker runs before it hands its slot to a fresh dispatch, so a busy
     /// queue does not keep one Dispatch thread from other work forever.
@@ -23,6 +43,96 @@ final class QueueCore {
         self.qualityOfService = qualityOfService
     }
 
+    deinit {
+        // A queue with jobs in its inbox is alive (see `submit`), so the inbox is empty.
+        inbox.destroy()
+        slotsInUse.destroy()
+    }
+
+    // MARK: The inbox
+
+    /// Adds `job`, which no other thread can see yet and which has no dependencies. When every
+    /// slot is busy, without the lock: the job goes onto the inbox and the workers take it in.
+    /// Otherwise (a worker may have to be started) under the lock, as `JobQueue.add` does. The
+    /// job is ready in this queue when this returns.
+    ///
+    /// The inbox needs no retain of the queue: a job is pushed only while every slot is in use,
+    /// and a slot's holder keeps the queue alive (a worker's closure holds it; an `AsyncJob` in
+    /// flight is a member, and members do). The last holder to give its slot back sees the job
+    /// (see the type's notes) and moves it in, where membership keeps the queue alive.
+    func submit(_ job: Job) {
+        var pushed = false
+        if slotsInUse.load(ordering: .sequentiallyConsistent) >= maxConcurrentJobs {
+            job.machine.queueReference = Unmanaged.passUnretained(self)
+            job.machine.linked = true
+            job.machine.phase = .ready(job.machine.effectivePriority)
+            job.machine.inInbox = true
+            let entry = Unmanaged.passRetained(job)
+            var top = inbox.load(ordering: .relaxed)
+            while true {
+                job.machine.inboxNext = top
+                let (done, found) = inbox.compareExchange(
+                    expected: top, desired: entry, ordering: .sequentiallyConsistent)
+                if done { break }
+                top = found
+            }
+            pushed = true
+            // Every slot still busy: a holder will see the job when it looks for work or leaves.
+            if slotsInUse.load(ordering: .sequentiallyConsistent) >= maxConcurrentJobs { return }
+        }
+        var fx = JobEffects()
+        JobGraph.lock.withLock {
+            if pushed {
+                admitInboxLocked()
+                requestWorkersLocked(&fx)
+            } else {
+                enqueueLocked(job, &fx)
+            }
+        }
+        fx.perform()
+    }
+
+    /// Moves the inbox into the queue, oldest first: each job joins the members and its ready
+    /// FIFO. Called under the lock before anything reads or changes the queue's members or
+    /// ready jobs, and before an inbox job is changed (``JobGraph/admitLocked(_:)``).
+    func admitInboxLocked() {
+        guard inbox.load(ordering: .relaxed) != nil, let newest = inbox.exchange(nil, ordering: .acquiring)
+        else { return }
+        // Newest first on the stack; reversed, so that the FIFOs get them in the order added.
+        var oldest: Unmanaged<Job>?
+        var next: Unmanaged<Job>? = newest
+        while let entry = next {
+            next = entry._withUnsafeGuaranteedRef { job in
+                let below = job.machine.inboxNext
+                job.machine.inboxNext = oldest
+                return below
+            }
+            oldest = entry
+        }
+        next = oldest
+        while let entry = next {
+            entry._withUnsafeGuaranteedRef { job in
+                next = job.machine.inboxNext
+                job.machine.inboxNext = nil
+                job.machine.inInbox = false
+                if machine.memberCount == 0 { _ = Unmanaged.passUnretained(self).retain() }
+                machine.join(adopting: entry)
+                guard case .ready(let level) = job.machine.phase else { return }
+                machine.pushReady(job, level)
+            }
+        }
+    }
+
+    /// `machine.active` changed: publish it for `submit`. A slot given back may leave jobs in
+    /// the inbox that their pusher, seeing no free slot, left to a worker: this moves them in
+    /// and starts workers for them.
+    private func slotsChangedLocked(released: Bool, _ fx: inout JobEffects) {
+        slotsInUse.store(machine.active, ordering: .sequentiallyConsistent)
+        guard released, inbox.load(ordering: .sequentiallyConsistent) != nil else { return }
+        admitInboxLocked()
+        requestWorkersLocked(&fx)
+    }
+
     // MARK: Membership (all under JobGraph.lock)
 
     /// Takes ownership of a job outside any queue: it is ready, waiting, or (cancelled
@@ -32,6 +142,7 @@ final class QueueCore {
     /// it and a queue its owner dropped still finishes its jobs: the first member takes a
     /// retain that the last one to leave gives back (after unlock, through `fx`).
     func enqueueLocked(_ job: Job, _ fx: inout JobEffects) {
+        admitInboxLocked()  // jobs added before this one go first
         if machine.memberCount == 0 { _ = Unmanaged.passUnretained(self).retain() }
         job.machine.queueReference = Unmanaged.passUnretained(self)
         machine.join(job)
@@ -49,6 +160,9 @@ final class QueueCore {
     func removeMemberLocked(_ job: Job, _ fx: inout JobEffects) {
         machine.leave(job)
         guard machine.memberCount == 0 else { return }
+        // Jobs pushed since count as added: the queue is not empty while they wait.
+        admitInboxLocked()
+        guard machine.memberCount == 0 else { return }
         if !machine.waiters.isEmpty {
             fx.actions.append(contentsOf: machine.waiters.map(JobEffects.Action.resume))
             machine.waiters = []
@@ -60,11 +174,13 @@ final class QueueCore {
     /// Starts workers for ready jobs that no worker is about to pick up, within the limit.
     func requestWorkersLocked(_ fx: inout JobEffects) {
         guard !machine.suspended else { return }
+        let before = machine.active
         while machine.active < maxConcurrentJobs && machine.readyCount > machine.searching {
             machine.active += 1
             machine.searching += 1
             fx.actions.append(.spawn(self, qualityOfService))
         }
+        if machine.active != before { slotsChangedLocked(released: false, &fx) }
     }
 
     // MARK: Workers
@@ -86,8 +202,10 @@ final class QueueCore {
     /// back.
     private func nextLocked(qos: JobQualityOfService, budget: Int, _ fx: inout JobEffects) -> Next {
         machine.searching -= 1
+        admitInboxLocked()
         guard !machine.suspended, let job = machine.popReady() else {
             machine.active -= 1
+            slotsChangedLocked(released: true, &fx)
             return .stop
         }
         job.machine.phase = .executing
@@ -156,6 +274,7 @@ final class QueueCore {
     /// An `AsyncJob` of this queue finished: its slot is free again.
     func asyncJobFinishedLocked(_ fx: inout JobEffects) {
         machine.active -= 1
+        slotsChangedLocked(released: true, &fx)
         requestWorkersLocked(&fx)
     }
 }

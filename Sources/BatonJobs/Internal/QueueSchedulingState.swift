@@ -25,7 +25,12 @@ struct QueueSchedulingState {
     var waiters: [JobWaiter] = []
 
     mutating func join(_ job: Job) {
-        let member = Unmanaged.passRetained(job)
+        join(adopting: Unmanaged.passRetained(job))
+    }
+
+    /// Appends a job to the members, taking over the retain `member` holds.
+    mutating func join(adopting member: Unmanaged<Job>) {
+        let job = member.takeUnretainedValue()
         job.machine.previousMember = lastMember
         job.machine.nextMember = nil
         if let lastMember {
