@@ -93,6 +93,7 @@ public final class JobQueue: Sendable {
                 if job.machine.forwardMark == mark { throw .alreadyAdded(job: job.description, queue: name) }
                 job.machine.forwardMark = mark
             }
+            core.admitInboxLocked()  // jobs added before these go first
             for index in jobs.indices { core.enqueueLocked(jobs[index], &fx) }
             JobGraph.finalizePendingLocked(&fx)
         }

@@ -82,8 +82,8 @@ final class QueueCore {
         }
         var fx = JobEffects()
         JobGraph.lock.withLock {
+            admitInboxLocked()
             if pushed {
-                admitInboxLocked()
                 requestWorkersLocked(&fx)
             } else {
                 enqueueLocked(job, &fx)
@@ -141,8 +141,10 @@ final class QueueCore {
     /// A queue with members keeps itself alive, so that jobs can point to it without retaining
     /// it and a queue its owner dropped still finishes its jobs: the first member takes a
     /// retain that the last one to leave gives back (after unlock, through `fx`).
+    ///
+    /// The caller moves the inbox in first (``admitInboxLocked()``), so that jobs added before
+    /// this one go first.
     func enqueueLocked(_ job: Job, _ fx: inout JobEffects) {
-        admitInboxLocked()  // jobs added before this one go first
         if machine.memberCount == 0 { _ = Unmanaged.passUnretained(self).retain() }
         job.machine.queueReference = Unmanaged.passUnretained(self)
         machine.join(job)

@@ -28,13 +28,16 @@ struct QueueSchedulingState {
         join(adopting: Unmanaged.passRetained(job))
     }
 
-    /// Appends a job to the members, taking over the retain `member` holds.
+    /// Appends a job to the members, taking over the retain `member` holds. The list's jobs are
+    /// borrowed, not bound to strong references (each of which would be a retain and release).
     mutating func join(adopting member: Unmanaged<Job>) {
-        let job = member.takeUnretainedValue()
-        job.machine.previousMember = lastMember
-        job.machine.nextMember = nil
+        let previous = lastMember
+        member._withUnsafeGuaranteedRef { job in
+            job.machine.previousMember = previous
+            job.machine.nextMember = nil
+        }
         if let lastMember {
-            lastMember.takeUnretainedValue().machine.nextMember = member
+            lastMember._withUnsafeGuaranteedRef { $0.machine.nextMember = member }
         } else {
             firstMember = member
         }
@@ -47,12 +50,12 @@ struct QueueSchedulingState {
         let previous = job.machine.previousMember
         let next = job.machine.nextMember
         if let previous {
-            previous.takeUnretainedValue().machine.nextMember = next
+            previous._withUnsafeGuaranteedRef { $0.machine.nextMember = next }
         } else {
             firstMember = next
         }
         if let next {
-            next.takeUnretainedValue().machine.previousMember = previous
+            next._withUnsafeGuaranteedRef { $0.machine.previousMember = previous }
         } else {
             lastMember = previous
         }
