@@ -74,6 +74,38 @@ import Testing
         await expectAllReleased(refs, census)
     }
 
+    /// Jobs added with `addJob` while every slot is busy wait in the queue's inbox; the busy
+    /// job, the queue's only member, finishes while they are there. Every job, body and the
+    /// queue itself are released once they have run.
+    @Test(.timeLimit(.minutes(1))) func jobsFromTheInboxAreReleased() async throws {
+        let census = Census()
+        let refs = WeakRefs()
+        let ran = Protected(0)
+        do {
+            let queue = JobQueue(name: "leaks-inbox", maxConcurrentJobs: 1)
+            let gate = DispatchSemaphore(value: 0)
+            let started = DispatchSemaphore(value: 0)
+            refs.add(
+                queue.addJob {
+                    started.signal()
+                    gate.wait()
+                })
+            started.wait()
+            for _ in 0..<Self.count / 10 {
+                let tracked = Tracked(census)
+                refs.add(queue.addJob { withExtendedLifetime(tracked) { ran.write { $0 += 1 } } })
+            }
+            gate.signal()
+            // Nothing else moves the inbox in before the busy job, finishing, leaves the queue.
+            #expect(await eventuallyHolds { ran.value > 0 })
+            await queue.allJobsFinished()
+            refs.add(queue)
+            refs.add(queue.core)
+        }
+        #expect(ran.value == Self.count / 10)
+        await expectAllReleased(refs, census)
+    }
+
     /// Jobs of a suspended queue, cancelled in three ways: one subtree by cancelling its root
     /// (its dependents are cancelled with it), single jobs, then everything left with
     /// `cancelAll()`. No body runs; every body, handler and job is released.

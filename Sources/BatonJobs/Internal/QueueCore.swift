@@ -160,10 +160,10 @@ final class QueueCore {
     }
 
     func removeMemberLocked(_ job: Job, _ fx: inout JobEffects) {
+        // Jobs pushed since count as added: the queue is not empty while they wait. Moved in
+        // before the last member leaves, so that the members' retain of the queue carries over.
+        if machine.memberCount == 1 { admitInboxLocked() }
         machine.leave(job)
-        guard machine.memberCount == 0 else { return }
-        // Jobs pushed since count as added: the queue is not empty while they wait.
-        admitInboxLocked()
         guard machine.memberCount == 0 else { return }
         if !machine.waiters.isEmpty {
             fx.actions.append(contentsOf: machine.waiters.map(JobEffects.Action.resume))
