@@ -383,9 +383,8 @@ open class Job: CustomStringConvertible {
     func finishedOutput<Output>(_ read: () -> Output?) throws(JobError) -> Output {
         let (phase, output) = JobGraph.lock.withLock { (machine.phase, read()) }
         switch phase {
-        case .finished(.cancelled(let reason)):
-            throw .cancelled(job: description, reason: reason)
-        case .finished:
+        case .finished(let finished):
+            if case .cancelled(let reason) = finished.outcome { throw .cancelled(job: description, reason: reason) }
             guard let output else { throw .notFinished(job: description) }
             return output
         case .idle, .waiting, .ready, .executing:

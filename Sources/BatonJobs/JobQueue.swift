@@ -80,19 +80,26 @@ public final class JobQueue: Sendable {
     public func add(_ jobs: [Job]) throws(JobError) {
         var fx = JobEffects()
         try JobGraph.lock.withLock { () throws(JobError) in
-            let mark = JobGraph.newMarkLocked()
-            // By index: a `for in` loop would retain and release each job.
+            // Each job is marked as it is checked, so a second occurrence is seen; the marks are
+            // cleared again before anything is added or thrown. By index: a `for in` loop would
+            // retain and release each job.
+            var refused: JobError?
+            var marked = 0
             for index in jobs.indices {
                 let job = jobs[index]
                 switch job.machine.phase {
-                case .executing: throw .alreadyExecuting(job: job.description)
-                case .finished: throw .alreadyFinished(job: job.description)
-                case .waiting, .ready: throw .alreadyAdded(job: job.description, queue: job.machine.queue?.name ?? name)
-                case .idle: break
+                case .executing: refused = .alreadyExecuting(job: job.description)
+                case .finished: refused = .alreadyFinished(job: job.description)
+                case .waiting, .ready:
+                    refused = .alreadyAdded(job: job.description, queue: job.machine.queue?.name ?? name)
+                case .idle: if job.machine.marked { refused = .alreadyAdded(job: job.description, queue: name) }
                 }
-                if job.machine.forwardMark == mark { throw .alreadyAdded(job: job.description, queue: name) }
-                job.machine.forwardMark = mark
+                if refused != nil { break }
+                job.machine.marked = true
+                marked += 1
             }
+            for index in 0..<marked { jobs[index].machine.marked = false }
+            if let refused { throw refused }
             core.admitInboxLocked()  // jobs added before these go first
             for index in jobs.indices { core.enqueueLocked(jobs[index], &fx) }
             JobGraph.finalizePendingLocked(&fx)

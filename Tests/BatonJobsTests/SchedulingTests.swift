@@ -163,6 +163,13 @@ import CDispatch
         let done = BlockJob(name: "done") {}
         try done.start()
         #expect(throws: JobError.alreadyFinished(job: "done")) { try queue.add(done) }
+        // A refused batch leaves its jobs as they were: each can still be added.
+        let second = BlockJob(name: "second") {}
+        #expect(throws: JobError.alreadyFinished(job: "done")) { try queue.add([fresh, second, done]) }
+        #expect(queue.jobCount == 0)
+        try queue.add([fresh, second])
+        #expect(drain(queue))
+        #expect(fresh.state.tag == "succeeded" && second.state.tag == "succeeded")
         other.cancelAll()
         #expect(drain(other))
     }

@@ -13,16 +13,6 @@ import BatonLocks
 enum JobGraph {
     static let lock = Lock(name: "JobQueue.graph")
 
-    /// The number of the current cycle search or batch check. Guarded by `lock`.
-    nonisolated(unsafe) private static var searchNumber: UInt64 = 0
-
-    /// A fresh number for marking jobs in `forwardMark` during one lock hold: a job carries
-    /// it only if it was marked in this pass.
-    static func newMarkLocked() -> UInt64 {
-        searchNumber &+= 1
-        return searchNumber
-    }
-
     /// Moves `job`'s queue's inbox into the queue if `job` is still in it, so that a change to
     /// the job finds it among the queue's members and ready jobs. Every change to a job made
     /// through a reference to it calls this first; reads need not (an inbox job's state is
@@ -56,8 +46,8 @@ enum JobGraph {
         if case .ready = job.machine.phase, let queue = job.machine.queueReference {
             queue._withUnsafeGuaranteedRef { $0.machine.readyCount -= 1 }
         }
-        job.machine.phase = .finished(outcome)
-        if job.machine.finishesQuietly {
+        job.machine.phase = .finished(JobSchedulingState.FinishedOutcome(outcome))
+        if JobSchedulingState.finishesQuietly(job.machine.extras) {
             if finalizeNow {
                 finalizeLocked(job, &fx)
             } else {
@@ -95,7 +85,8 @@ enum JobGraph {
     /// Releases a finished job's dependents, drops its edges, leaves its queue and wakes its
     /// waiters.
     private static func finalizeLocked(_ job: Job, _ fx: inout JobEffects) {
-        guard case .finished(let outcome) = job.machine.phase, !job.machine.finalized else { return }
+        guard case .finished(let finished) = job.machine.phase, !job.machine.finalized else { return }
+        let outcome = finished.outcome
         job.machine.finalized = true
         // A job that ran dropped its body on the running thread; one that never ran drops it
         // here, exactly once, since a job is finalized once.
@@ -181,7 +172,7 @@ enum JobGraph {
                     if !strongly { dependency.machine.makeExtras().watchers.append(WeakJob(job: job)) }
                 }
             }
-            job.machine.unfinishedDependencies = unfinished
+            job.machine.unfinishedDependencies = Int32(unfinished)
         }
         guard strongly, job.machine.cancellation == nil, job.machine.unfinishedDependencies > 0 else { return }
         job.machine.dependencies.forEach { dependency in
@@ -329,7 +320,7 @@ enum JobGraph {
         } else {
             dependency.machine.extras?.watchers.removeAll { $0.job === job || $0.job == nil }
         }
-        job.machine.unfinishedDependencies -= removed
+        job.machine.unfinishedDependencies -= Int32(removed)
         guard job.machine.unfinishedDependencies == 0 else { return }
         switch job.machine.phase {
         case .waiting: makeReadyLocked(job, emit: true, &fx)
@@ -373,10 +364,10 @@ enum JobGraph {
     ///   for the next, the last waiting for `job`.
     private static func cycleLocked(adding job: Job, dependsOn dependency: Job) -> [Job]? {
         guard job.machine.hasDependents, !dependency.machine.dependencies.isEmpty else { return nil }
-        let mark = newMarkLocked()
+        // Each job reached, with the job it was reached from (none for `dependency`). The jobs
+        // stay alive during the search: the dependency edges hold them.
+        var reachedFrom: [ObjectIdentifier: Job?] = [ObjectIdentifier(dependency): nil]
         var stack = [dependency]
-        dependency.machine.forwardMark = mark
-        dependency.machine.forwardParent = nil
         while let waiting = stack.popLast() {
             for index in 0..<waiting.machine.dependencies.count {
                 let next = waiting.machine.dependencies[index]
@@ -386,13 +377,12 @@ enum JobGraph {
                     var step: Job? = waiting
                     while let current = step {
                         path.append(current)
-                        step = current.machine.forwardParent
+                        step = reachedFrom[ObjectIdentifier(current)] ?? nil
                     }
                     return [job] + path.reversed()
                 }
-                if next.machine.forwardMark != mark {
-                    next.machine.forwardMark = mark
-                    next.machine.forwardParent = waiting
+                if reachedFrom[ObjectIdentifier(next)] == nil {
+                    reachedFrom[ObjectIdentifier(next)] = .some(waiting)
                     stack.append(next)
                 }
             }

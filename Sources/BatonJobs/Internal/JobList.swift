@@ -1,64 +1,98 @@
-/// A list of jobs, in the order appended, that keeps its first job inline.
+/// A list of jobs, in the order appended, in one word.
 ///
-/// Most jobs have one dependency and one dependent or none (a chain, a pipeline stage); keeping
-/// the first one out of an array saves an allocation and a free per edge on that path. Read it
-/// by index: iterating a copy would retain and release its storage on every pass.
+/// Most jobs have one dependency and one dependent or none (a chain, a pipeline stage): one job
+/// is held directly, and an array is made only for a second. That saves an allocation and a
+/// free per edge on that path, and keeps ``JobSchedulingState`` small. Read it by index or with
+/// ``forEach(_:)``: iterating a copy would retain and release its storage on every pass.
 struct JobList {
-    /// The first job; nil only when the list is empty.
-    private var head: Job?
-    /// The jobs after the first.
-    private var tail: [Job] = []
+    private enum Storage {
+        case empty
+        case one(Job)
+        case many([Job])
+    }
+
+    private var storage = Storage.empty
 
     init() {}
 
-    var isEmpty: Bool { head == nil }
+    var isEmpty: Bool {
+        if case .empty = storage { return true }
+        return false
+    }
 
-    var count: Int { head == nil ? 0 : 1 + tail.count }
+    var count: Int {
+        switch storage {
+        case .empty: 0
+        case .one: 1
+        case .many(let jobs): jobs.count
+        }
+    }
 
     subscript(index: Int) -> Job {
-        index == 0 ? head! : tail[index - 1]
+        switch storage {
+        case .empty: preconditionFailure("JobList index \(index) out of range")
+        case .one(let job):
+            precondition(index == 0, "JobList index \(index) out of range")
+            return job
+        case .many(let jobs): return jobs[index]
+        }
     }
 
     mutating func append(_ job: Job) {
-        if head == nil {
-            head = job
-        } else {
-            tail.append(job)
+        var taken = Storage.empty
+        swap(&taken, &storage)  // moved out, so that the array below is not shared
+        switch consume taken {
+        case .empty:
+            storage = .one(job)
+        case .one(let first):
+            storage = .many([first, job])
+        case .many(var jobs):
+            jobs.append(job)
+            storage = .many(jobs)
         }
     }
 
     /// Calls `body` with each job, in order, without copying the list.
     func forEach(_ body: (Job) -> Void) {
-        guard let head else { return }
-        body(head)
-        for index in tail.indices { body(tail[index]) }
+        switch storage {
+        case .empty: return
+        case .one(let job): body(job)
+        case .many(let jobs): for index in jobs.indices { body(jobs[index]) }
+        }
     }
 
     /// How many jobs `predicate` picks.
     func count(where predicate: (Job) -> Bool) -> Int {
         var picked = 0
-        for index in 0..<count where predicate(self[index]) { picked += 1 }
+        forEach { if predicate($0) { picked += 1 } }
         return picked
     }
 
     /// Removes every job that `shouldRemove` picks; the others keep their order.
     mutating func removeAll(where shouldRemove: (Job) -> Bool) {
         var kept = JobList()
-        for index in 0..<count where !shouldRemove(self[index]) { kept.append(self[index]) }
+        forEach { if !shouldRemove($0) { kept.append($0) } }
         self = kept
     }
 
     /// Empties the list and returns its jobs, in order: the first, and the array of the rest.
     /// Moved out, not copied, so nothing is retained.
     mutating func takeAll() -> (first: Job?, rest: [Job]) {
-        var rest: [Job] = []
-        swap(&rest, &tail)
-        return (head.take(), rest)
+        var taken = Storage.empty
+        swap(&taken, &storage)
+        switch consume taken {
+        case .empty: return (nil, [])
+        case .one(let job): return (job, [])
+        case .many(let jobs): return (nil, jobs)
+        }
     }
 
     /// The jobs as an array, in order.
     var array: [Job] {
-        guard let head else { return [] }
-        return [head] + tail
+        switch storage {
+        case .empty: []
+        case .one(let job): [job]
+        case .many(let jobs): jobs
+        }
     }
 }

@@ -3,6 +3,11 @@ import Dispatch
 /// The scheduling state of one ``Job``: its phase, its edges, its observers and the effects
 /// waiting to be delivered. Every field is guarded by ``JobGraph/lock``; the transitions below
 /// run under it and only record what has to happen, and ``JobEffects`` does it after unlock.
+///
+/// Kept to 64 bytes, with what most jobs never need (a cancellation reason, an outcome other
+/// than success, observers, waiters) out of line: a job with one closure then fits the
+/// allocator's smallest, lock-free size classes (120 bytes in glibc), two cache lines, and a
+/// thread adding jobs and the workers freeing them do not contend on the allocator's lock.
 struct JobSchedulingState {
     /// Where the job is, as the scheduler sees it.
     enum Phase {
@@ -15,7 +20,34 @@ struct JobSchedulingState {
         /// The body is running.
         case executing
         /// Done: set exactly once, under the lock.
-        case finished(JobOutcome)
+        case finished(FinishedOutcome)
+    }
+
+    /// A finished job's outcome in one word: success needs nothing more, any other outcome is
+    /// boxed (failures and cancellations are the rare case).
+    enum FinishedOutcome {
+        case succeeded
+        case other(OutcomeBox)
+
+        init(_ outcome: JobOutcome) {
+            if case .succeeded = outcome {
+                self = .succeeded
+            } else {
+                self = .other(OutcomeBox(outcome))
+            }
+        }
+
+        var outcome: JobOutcome {
+            switch self {
+            case .succeeded: .succeeded
+            case .other(let box): box.outcome
+            }
+        }
+    }
+
+    final class OutcomeBox {
+        let outcome: JobOutcome
+        init(_ outcome: JobOutcome) { self.outcome = outcome }
     }
 
     /// Something to hand to the job's observers or do after it finished, in order.
@@ -25,12 +57,17 @@ struct JobSchedulingState {
         case finalize
     }
 
+    // The fields, in this order so that the small ones fill the bytes after the phase (nine
+    // bytes) up to the first pointer: 64 bytes in all.
+
     var phase = Phase.idle
-    /// Non-nil once the job is cancelled, by request or through a dependency.
-    var cancellation: JobCancellationReason?
+    private var flags = Flags()
+    /// ``ownPriority`` in the low four bits, ``inheritedPriority`` in the high four.
+    private var priorities: UInt8
+    var qualityOfService: JobQualityOfService?
     /// Dependencies that have not finished; the job is ready at zero. Exact only while the job
     /// is `linked`; read ``unfinishedCount`` instead.
-    var unfinishedDependencies = 0
+    var unfinishedDependencies: Int32 = 0
     /// Strong references: a job keeps its dependencies (and their results) until it finishes.
     var dependencies = JobList()
     /// The jobs in a queue that wait for this one, held strongly until this job finishes. A
@@ -39,20 +76,6 @@ struct JobSchedulingState {
     /// such jobs joined by an edge would otherwise keep each other alive after their owner lets
     /// go of both.
     var dependents = JobList()
-    /// Whether the job's unfinished dependencies list it (in `dependents` or
-    /// ``Extras/watchers``) and
-    /// `unfinishedDependencies` is exact. A job becomes linked when it is added to a queue,
-    /// started, or observed; until then its dependencies do not know it, and its state is
-    /// counted from them when asked.
-    var linked = false
-    /// Whether some job has ever depended on this one. While false, no edge from this job can
-    /// close a cycle, and the cycle check is skipped.
-    var hasDependents = false
-    var ownPriority: JobPriority
-    /// The highest priority of a job waiting for this one (raised, never lowered).
-    var inheritedPriority = JobPriority.veryLow
-    var qualityOfService: JobQualityOfService?
-    var failurePolicy = DependencyFailurePolicy.cancel
 
     /// The queue that owns the job, from `add` until the job is finalized. Not retained: a
     /// queue with members keeps itself alive (see ``QueueCore/enqueueLocked(_:_:)``), and
@@ -65,32 +88,107 @@ struct JobSchedulingState {
     /// The owning queue as a strong reference, for the paths off the hot one (error messages).
     var queue: QueueCore? { queueReference?.takeUnretainedValue() }
     /// The neighbours in the queue's member list (see ``QueueSchedulingState/join(_:)``); the
-    /// list holds its own retain of each member, so these do not.
+    /// list holds its own retain of each member, so these do not. While the job is in its
+    /// queue's inbox (`inInbox`), `nextMember` is the job below it on the inbox stack.
     var previousMember: Unmanaged<Job>?
     var nextMember: Unmanaged<Job>?
+
+    /// Observers, waiters, a completion handler, watchers, a cancellation reason: nil until
+    /// the job has one of them.
+    var extras: Extras?
+
+    init(priority: JobPriority) {
+        priorities = UInt8(priority.rawValue) | UInt8(JobPriority.veryLow.rawValue) << 4
+    }
+
+    var ownPriority: JobPriority {
+        @inline(__always) get { JobPriority(rawValue: Int(priorities & 0x0F))! }
+        @inline(__always) set { priorities = priorities & 0xF0 | UInt8(newValue.rawValue) }
+    }
+
+    /// The highest priority of a job waiting for this one (raised, never lowered).
+    var inheritedPriority: JobPriority {
+        @inline(__always) get { JobPriority(rawValue: Int(priorities >> 4))! }
+        @inline(__always) set { priorities = priorities & 0x0F | UInt8(newValue.rawValue) << 4 }
+    }
+
+    /// The yes-or-no fields, in one byte.
+    private struct Flags {
+        var bits: UInt8 = 0
+
+        static let linked: UInt8 = 1 << 0
+        static let hasDependents: UInt8 = 1 << 1
+        static let ran: UInt8 = 1 << 2
+        static let finalized: UInt8 = 1 << 3
+        static let inInbox: UInt8 = 1 << 4
+        static let marked: UInt8 = 1 << 5
+        static let runsDespiteFailures: UInt8 = 1 << 6
+
+        subscript(flag: UInt8) -> Bool {
+            @inline(__always) get { bits & flag != 0 }
+            @inline(__always) set { bits = newValue ? bits | flag : bits & ~flag }
+        }
+    }
+
+    /// Whether the job's unfinished dependencies list it (in `dependents` or
+    /// ``Extras/watchers``) and `unfinishedDependencies` is exact. A job becomes linked when it
+    /// is added to a queue, started, or observed; until then its dependencies do not know it,
+    /// and its state is counted from them when asked.
+    var linked: Bool {
+        @inline(__always) get { flags[Flags.linked] }
+        @inline(__always) set { flags[Flags.linked] = newValue }
+    }
+
+    /// Whether some job has ever depended on this one. While false, no edge from this job can
+    /// close a cycle, and the cycle check is skipped.
+    var hasDependents: Bool {
+        @inline(__always) get { flags[Flags.hasDependents] }
+        @inline(__always) set { flags[Flags.hasDependents] = newValue }
+    }
+
+    /// The job reached `.executing`: its runner releases its body, not the finalizer.
+    var ran: Bool {
+        @inline(__always) get { flags[Flags.ran] }
+        @inline(__always) set { flags[Flags.ran] = newValue }
+    }
+
+    /// Completion ran and dependents were released: `waitUntilFinished` may return.
+    var finalized: Bool {
+        @inline(__always) get { flags[Flags.finalized] }
+        @inline(__always) set { flags[Flags.finalized] = newValue }
+    }
 
     /// The job is in its queue's inbox (see ``QueueCore``): ready, but not yet among the queue's
     /// members and ready FIFOs. Set by the thread that adds it before anyone else can see it;
     /// cleared under the lock when the queue takes it in.
-    var inInbox = false
-    /// The job below this one on its queue's inbox stack.
-    var inboxNext: Unmanaged<Job>?
+    var inInbox: Bool {
+        @inline(__always) get { flags[Flags.inInbox] }
+        @inline(__always) set { flags[Flags.inInbox] = newValue }
+    }
 
-    /// The job reached `.executing`: its runner releases its body, not the finalizer.
-    var ran = false
-    /// Completion ran and dependents were released: `waitUntilFinished` may return.
-    var finalized = false
-    /// Observers, waiters, a completion handler, watchers: nil until the job has one of them.
-    var extras: Extras?
+    /// Set on each job of a batch while `JobQueue.add` checks it for duplicates, and cleared
+    /// before the lock is released.
+    var marked: Bool {
+        @inline(__always) get { flags[Flags.marked] }
+        @inline(__always) set { flags[Flags.marked] = newValue }
+    }
 
-    /// The mark of the cycle search and of the duplicate check in `JobQueue.add`, by pass
-    /// number (see ``JobGraph/newMarkLocked()``).
-    var forwardMark: UInt64 = 0
-    /// The job the cycle search reached this one from; read only during the search that set it.
-    unowned(unsafe) var forwardParent: Job?
+    var failurePolicy: DependencyFailurePolicy {
+        @inline(__always) get { flags[Flags.runsDespiteFailures] ? .run : .cancel }
+        @inline(__always) set { flags[Flags.runsDespiteFailures] = newValue == .run }
+    }
 
-    init(priority: JobPriority) {
-        ownPriority = priority
+    /// Non-nil once the job is cancelled, by request or through a dependency. Kept in the
+    /// extras: most jobs are never cancelled.
+    var cancellation: JobCancellationReason? {
+        @inline(__always) get { extras?.cancellation }
+        @inline(__always) set {
+            if let newValue {
+                makeExtras().cancellation = newValue
+            } else {
+                extras?.cancellation = nil
+            }
+        }
     }
 
     /// What most jobs never have, out of line: a plain job is smaller, and cheaper to make and
@@ -107,6 +205,8 @@ struct JobSchedulingState {
         /// observers hear `.ready` when the last dependency finishes. Rare: a job only gets
         /// here when something observes it before it is added to a queue.
         var watchers: [WeakJob] = []
+        /// See ``JobSchedulingState/cancellation``.
+        var cancellation: JobCancellationReason?
     }
 
     /// The extras, made on first use.
@@ -119,7 +219,11 @@ struct JobSchedulingState {
 
     /// Whether finishing has nothing to hand to anyone first (no observer, no completion
     /// handler, no delivery under way), so the job can be finalized under the same lock hold.
-    var finishesQuietly: Bool {
+    var finishesQuietly: Bool { Self.finishesQuietly(extras) }
+
+    /// ``finishesQuietly`` from the extras alone, for a caller that reads them out of a job:
+    /// the property on a state stored in a job would copy the whole state.
+    static func finishesQuietly(_ extras: Extras?) -> Bool {
         guard let extras else { return true }
         return extras.observers.isEmpty && extras.completion == nil && !extras.delivering
     }
@@ -148,13 +252,13 @@ struct JobSchedulingState {
     /// then on (not from `.finished`), so that it never starts before that completion handler
     /// has returned, and so that it is told exactly once.
     var finalOutcome: JobOutcome? {
-        guard finalized, case .finished(let outcome) = phase else { return nil }
-        return outcome
+        guard finalized, case .finished(let finished) = phase else { return nil }
+        return finished.outcome
     }
 
     /// Dependencies that are not done: kept while the job is linked, counted otherwise.
     var unfinishedCount: Int {
-        linked ? unfinishedDependencies : dependencies.count { !$0.machine.finalized }
+        linked ? Int(unfinishedDependencies) : dependencies.count { !$0.machine.finalized }
     }
 
     /// The reason the job is cancelled, if it is; for a job that is not linked yet, including
@@ -180,7 +284,7 @@ struct JobSchedulingState {
         case .waiting: .pending
         case .ready: .ready
         case .executing: .executing
-        case .finished(let outcome): .finished(outcome)
+        case .finished(let finished): .finished(finished.outcome)
         }
     }
 

@@ -28,7 +28,7 @@ final class QueueCore {
     /// Guarded by `JobGraph.lock`.
     @exclusivity(unchecked) var machine = QueueSchedulingState()
     /// Jobs added by `addJob` and not yet moved into the queue, newest first, linked through
-    /// ``JobSchedulingState/inboxNext``; each holds one retain, which becomes its membership's.
+    /// ``JobSchedulingState/nextMember``; each holds one retain, which becomes its membership's.
     private let inbox = UnsafeAtomic<Unmanaged<Job>?>.create(nil)
     /// `machine.active`, readable without the lock by a thread that pushed onto the inbox.
     private let slotsInUse = UnsafeAtomic<Int>.create(0)
@@ -70,7 +70,7 @@ final class QueueCore {
             let entry = Unmanaged.passRetained(job)
             var top = inbox.load(ordering: .relaxed)
             while true {
-                job.machine.inboxNext = top
+                job.machine.nextMember = top
                 let (done, found) = inbox.compareExchange(
                     expected: top, desired: entry, ordering: .sequentiallyConsistent)
                 if done { break }
@@ -103,8 +103,8 @@ final class QueueCore {
         var next: Unmanaged<Job>? = newest
         while let entry = next {
             next = entry._withUnsafeGuaranteedRef { job in
-                let below = job.machine.inboxNext
-                job.machine.inboxNext = oldest
+                let below = job.machine.nextMember
+                job.machine.nextMember = oldest
                 return below
             }
             oldest = entry
@@ -112,8 +112,8 @@ final class QueueCore {
         next = oldest
         while let entry = next {
             entry._withUnsafeGuaranteedRef { job in
-                next = job.machine.inboxNext
-                job.machine.inboxNext = nil
+                next = job.machine.nextMember
+                job.machine.nextMember = nil
                 job.machine.inInbox = false
                 if machine.memberCount == 0 { _ = Unmanaged.passUnretained(self).retain() }
                 machine.join(adopting: entry)
