@@ -23,12 +23,18 @@ public final class BlockJob: Job {
     /// that never ran) touches them, once the phase change under the lock has handed them over.
     /// The first block is ``doNothing`` once the job has let go of it: a plain function needs no
     /// context, so the job never holds an optional closure (whose destruction costs more).
-    @exclusivity(unchecked) private var firstBlock: @Sendable () throws -> Void
-    @exclusivity(unchecked) private var moreBlocks: [@Sendable () throws -> Void] = []
+    @exclusivity(unchecked) private var blocks: Blocks
+
+    /// One stored property rather than two: with two, the job's deinit retains and releases
+    /// the job itself between destroying them.
+    private struct Blocks {
+        var first: @Sendable () throws -> Void
+        var more: [@Sendable () throws -> Void] = []
+    }
 
     /// Creates a job with one block.
     public init(name: String? = nil, priority: JobPriority = .normal, _ block: @escaping @Sendable () throws -> Void) {
-        firstBlock = block
+        blocks = Blocks(first: block)
         super.init(name: name, priority: priority)
     }
 
@@ -41,21 +47,21 @@ public final class BlockJob: Job {
             switch machine.phase {
             case .executing: throw .alreadyExecuting(job: description)
             case .finished: throw .alreadyFinished(job: description)
-            case .idle, .waiting, .ready: moreBlocks.append(block)
+            case .idle, .waiting, .ready: blocks.more.append(block)
             }
         }
     }
 
     public override func main() throws {
-        if moreBlocks.isEmpty {
-            try firstBlock()
+        if blocks.more.isEmpty {
+            try blocks.first()
             return
         }
-        let blocks = [firstBlock] + moreBlocks
+        let all = [blocks.first] + blocks.more
         let errors = Protected<[(index: Int, error: any Error)]>([])
-        DispatchQueue.concurrentPerform(iterations: blocks.count) { index in
+        DispatchQueue.concurrentPerform(iterations: all.count) { index in
             do {
-                try blocks[index]()
+                try all[index]()
             } catch {
                 errors.write { $0.append((index, error)) }
             }
@@ -66,16 +72,16 @@ public final class BlockJob: Job {
     }
 
     override func runBody() throws {
-        guard moreBlocks.isEmpty else { return try main() }
+        guard blocks.more.isEmpty else { return try main() }
         // Moved out rather than copied: the block is dropped as soon as it returns.
         var block: @Sendable () throws -> Void = doNothing
-        swap(&block, &firstBlock)
+        swap(&block, &blocks.first)
         try block()
     }
 
     override func releaseBody() {
-        firstBlock = doNothing
-        if !moreBlocks.isEmpty { moreBlocks = [] }
+        blocks.first = doNothing
+        if !blocks.more.isEmpty { blocks.more = [] }
     }
 }
 

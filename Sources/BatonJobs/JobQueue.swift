@@ -79,32 +79,46 @@ public final class JobQueue: Sendable {
     /// - Throws: As ``add(_:)-(Job)``, also when the same job appears twice in `jobs`.
     public func add(_ jobs: [Job]) throws(JobError) {
         var fx = JobEffects()
-        try JobGraph.lock.withLock { () throws(JobError) in
-            // Each job is marked as it is checked, so a second occurrence is seen; the marks are
-            // cleared again before anything is added or thrown. By index: a `for in` loop would
-            // retain and release each job.
-            var refused: JobError?
-            var marked = 0
-            for index in jobs.indices {
-                let job = jobs[index]
-                switch job.machine.phase {
-                case .executing: refused = .alreadyExecuting(job: job.description)
-                case .finished: refused = .alreadyFinished(job: job.description)
-                case .waiting, .ready:
-                    refused = .alreadyAdded(job: job.description, queue: job.machine.queue?.name ?? name)
-                case .idle: if job.machine.marked { refused = .alreadyAdded(job: job.description, queue: name) }
-                }
-                if refused != nil { break }
-                job.machine.marked = true
-                marked += 1
+        try jobs.withUnsafeBufferPointer { buffer throws(JobError) in
+            // The jobs are read as unmanaged references, which the array keeps alive: a strong
+            // reference read out of the array is retained and released around every use.
+            let batch = UnsafeRawBufferPointer(buffer)
+            func job(_ index: Int) -> Unmanaged<Job> {
+                batch.load(fromByteOffset: index * MemoryLayout<Job>.stride, as: Unmanaged<Job>.self)
             }
-            for index in 0..<marked { jobs[index].machine.marked = false }
-            if let refused { throw refused }
-            core.admitInboxLocked()  // jobs added before these go first
-            for index in jobs.indices { core.enqueueLocked(jobs[index], &fx) }
-            JobGraph.finalizePendingLocked(&fx)
+            try JobGraph.lock.withLock { () throws(JobError) in
+                // Each job is marked as it is checked, so a second occurrence is seen; the marks
+                // are cleared again before anything is added or thrown.
+                var refused: JobError?
+                var marked = 0
+                for index in 0..<buffer.count {
+                    refused = job(index)._withUnsafeGuaranteedRef { checkAndMarkLocked($0) }
+                    if refused != nil { break }
+                    marked += 1
+                }
+                for index in 0..<marked { job(index)._withUnsafeGuaranteedRef { $0.machine.marked = false } }
+                if let refused { throw refused }
+                core.admitInboxLocked()  // jobs added before these go first
+                for index in 0..<buffer.count { job(index)._withUnsafeGuaranteedRef { core.enqueueLocked($0, &fx) } }
+                JobGraph.finalizePendingLocked(&fx)
+            }
         }
         fx.perform()
+    }
+
+    /// Why `job` cannot be added now, or nil after marking it as part of the batch being added.
+    ///
+    private func checkAndMarkLocked(_ job: Job) -> JobError? {
+        switch job.machine.phase {
+        case .executing: return .alreadyExecuting(job: job.description)
+        case .finished: return .alreadyFinished(job: job.description)
+        case .waiting, .ready:
+            return .alreadyAdded(job: job.description, queue: job.machine.queue?.name ?? name)
+        case .idle:
+            if job.machine.marked { return .alreadyAdded(job: job.description, queue: name) }
+        }
+        job.machine.marked = true
+        return nil
     }
 
     /// Adds a job that runs `body`, and returns it (to add dependencies to it, observe or

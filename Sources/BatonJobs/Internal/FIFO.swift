@@ -7,7 +7,7 @@ struct FIFO<Element> {
 
     var isEmpty: Bool { head == storage.count }
 
-    mutating func append(_ element: Element) {
+    mutating func append(_ element: consuming Element) {
         storage.append(element)
     }
 

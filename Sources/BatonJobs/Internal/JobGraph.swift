@@ -122,9 +122,13 @@ enum JobGraph {
     ///
     /// Not inlined: as its own function it borrows `job`, where inlined into the loop over the
     /// dependents it retains and releases each one.
+    ///
+    /// Takes `job` over, so that one that becomes ready goes into its queue's ready FIFO with the
+    /// retain the dependency's list held, rather than the FIFO taking a retain of its own and
+    /// the list's being released.
     @inline(never)
     private static func dependencyFinishedLocked(
-        _ job: Job, _ dependency: Job, _ outcome: JobOutcome, _ fx: inout JobEffects
+        _ job: consuming Job, _ dependency: Job, _ outcome: JobOutcome, _ fx: inout JobEffects
     ) {
         guard !job.machine.isFinished else { return }  // cancelled before its dependencies finished
         job.machine.unfinishedDependencies -= 1
@@ -193,17 +197,19 @@ enum JobGraph {
 
     /// Puts a job of a queue whose dependencies have all finished into the queue's ready FIFO
     /// of its priority, and asks for a worker if one is free.
-    static func makeReadyLocked(_ job: Job, emit: Bool, _ fx: inout JobEffects) {
+    static func makeReadyLocked(_ job: consuming Job, emit: Bool, _ fx: inout JobEffects) {
         guard let queue = job.machine.queueReference else { return }
-        queue._withUnsafeGuaranteedRef { makeReadyLocked(job, in: $0, emit: emit, &fx) }
+        // Moved into the closure through an optional: captured directly, it would be copied.
+        var moving: Job? = consume job
+        queue._withUnsafeGuaranteedRef { makeReadyLocked(moving.take()!, in: $0, emit: emit, &fx) }
     }
 
     /// ``makeReadyLocked(_:emit:_:)`` for a caller that has `job`'s queue at hand already.
-    static func makeReadyLocked(_ job: Job, in queue: QueueCore, emit: Bool, _ fx: inout JobEffects) {
+    static func makeReadyLocked(_ job: consuming Job, in queue: QueueCore, emit: Bool, _ fx: inout JobEffects) {
         let level = job.machine.effectivePriority
         job.machine.phase = .ready(level)
+        if emit, job.machine.emit(.ready) { fx.deliver.append(copy job) }
         queue.machine.pushReady(job, level)
-        if emit, job.machine.emit(.ready) { fx.deliver.append(job) }
         queue.requestWorkersLocked(&fx)
     }
 

@@ -38,7 +38,7 @@ struct JobList {
         }
     }
 
-    mutating func append(_ job: Job) {
+    mutating func append(_ job: consuming Job) {
         var taken = Storage.empty
         swap(&taken, &storage)  // moved out, so that the array below is not shared
         switch consume taken {

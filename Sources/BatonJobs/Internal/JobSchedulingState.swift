@@ -5,9 +5,9 @@ import Dispatch
 /// run under it and only record what has to happen, and ``JobEffects`` does it after unlock.
 ///
 /// Kept to 64 bytes, with what most jobs never need (a cancellation reason, an outcome other
-/// than success, observers, waiters) out of line: a job with one closure then fits the
-/// allocator's smallest, lock-free size classes (120 bytes in glibc), two cache lines, and a
-/// thread adding jobs and the workers freeing them do not contend on the allocator's lock.
+/// than success, observers, waiters) out of line: a job with one closure then fits in two
+/// cache lines and in glibc's fast bins (requests up to 120 bytes), which a worker frees to
+/// without the allocator's lock, so the thread adding jobs contends with it less.
 struct JobSchedulingState {
     /// Where the job is, as the scheduler sees it.
     enum Phase {
@@ -219,31 +219,38 @@ struct JobSchedulingState {
 
     /// Whether finishing has nothing to hand to anyone first (no observer, no completion
     /// handler, no delivery under way), so the job can be finalized under the same lock hold.
-    var finishesQuietly: Bool { Self.finishesQuietly(extras) }
-
-    /// ``finishesQuietly`` from the extras alone, for a caller that reads them out of a job:
-    /// the property on a state stored in a job would copy the whole state.
+    /// Static, on the extras alone: a property on a state stored in a job would copy the whole
+    /// state.
     static func finishesQuietly(_ extras: Extras?) -> Bool {
         guard let extras else { return true }
         return extras.observers.isEmpty && extras.completion == nil && !extras.delivering
     }
 
-    var effectivePriority: JobPriority { max(ownPriority, inheritedPriority) }
+    var effectivePriority: JobPriority {
+        // Always inlined, here and below: a call would copy the whole state out of the job.
+        @inline(__always) get { max(ownPriority, inheritedPriority) }
+    }
 
     var isIdle: Bool {
-        if case .idle = phase { return true }
-        return false
+        @inline(__always) get {
+            if case .idle = phase { return true }
+            return false
+        }
     }
 
     var isFinished: Bool {
-        if case .finished = phase { return true }
-        return false
+        @inline(__always) get {
+            if case .finished = phase { return true }
+            return false
+        }
     }
 
     var isStarted: Bool {
-        switch phase {
-        case .executing, .finished: true
-        case .idle, .waiting, .ready: false
+        @inline(__always) get {
+            switch phase {
+            case .executing, .finished: true
+            case .idle, .waiting, .ready: false
+            }
         }
     }
 

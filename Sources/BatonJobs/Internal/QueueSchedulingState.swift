@@ -77,7 +77,7 @@ struct QueueSchedulingState {
         return members
     }
 
-    mutating func pushReady(_ job: Job, _ level: JobPriority) {
+    mutating func pushReady(_ job: consuming Job, _ level: JobPriority) {
         ready[level.rawValue].append(job)
         readyCount += 1
     }
