@@ -92,9 +92,12 @@ public final class JobQueue: Sendable {
                 var refused: JobError?
                 var marked = 0
                 for index in 0..<buffer.count {
-                    refused = job(index)._withUnsafeGuaranteedRef { checkAndMarkLocked($0) }
-                    if refused != nil { break }
-                    marked += 1
+                    if job(index)._withUnsafeGuaranteedRef({ markLocked($0) }) {
+                        marked += 1
+                    } else {
+                        refused = job(index)._withUnsafeGuaranteedRef { refusalLocked($0) }
+                        break
+                    }
                 }
                 for index in 0..<marked { job(index)._withUnsafeGuaranteedRef { $0.machine.marked = false } }
                 if let refused { throw refused }
@@ -106,19 +109,22 @@ public final class JobQueue: Sendable {
         fx.perform()
     }
 
-    /// Why `job` cannot be added now, or nil after marking it as part of the batch being added.
-    ///
-    private func checkAndMarkLocked(_ job: Job) -> JobError? {
-        switch job.machine.phase {
-        case .executing: return .alreadyExecuting(job: job.description)
-        case .finished: return .alreadyFinished(job: job.description)
-        case .waiting, .ready:
-            return .alreadyAdded(job: job.description, queue: job.machine.queue?.name ?? name)
-        case .idle:
-            if job.machine.marked { return .alreadyAdded(job: job.description, queue: name) }
-        }
+    /// Marks `job` as part of the batch being added, or returns false when it cannot be added
+    /// (then ``refusalLocked(_:)`` says why).
+    private func markLocked(_ job: Job) -> Bool {
+        guard case .idle = job.machine.phase, !job.machine.marked else { return false }
         job.machine.marked = true
-        return nil
+        return true
+    }
+
+    /// Why `job`, which ``markLocked(_:)`` refused, cannot be added.
+    private func refusalLocked(_ job: Job) -> JobError {
+        switch job.machine.phase {
+        case .executing: .alreadyExecuting(job: job.description)
+        case .finished: .alreadyFinished(job: job.description)
+        case .waiting, .ready: .alreadyAdded(job: job.description, queue: job.machine.queue?.name ?? name)
+        case .idle: .alreadyAdded(job: job.description, queue: name)  // a second time in the batch
+        }
     }
 
     /// Adds a job that runs `body`, and returns it (to add dependencies to it, observe or

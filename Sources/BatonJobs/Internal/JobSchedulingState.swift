@@ -297,7 +297,14 @@ struct JobSchedulingState {
 
     /// Records a state change for the observers. Returns true when the caller must become the
     /// deliverer (drain the outbox after unlocking).
+    @inline(__always)
     mutating func emit(_ state: JobState) -> Bool {
+        // Inlined down to this check: most jobs have no extras.
+        guard extras != nil else { return false }
+        return emitToObservers(state)
+    }
+
+    private mutating func emitToObservers(_ state: JobState) -> Bool {
         guard let extras, !extras.observers.isEmpty else { return false }
         extras.outbox.append(.state(state, extras.observers))
         return becomeDeliverer()

@@ -87,6 +87,9 @@ struct QueueSchedulingState {
         guard readyCount > 0 else { return nil }
         for step in 0..<ready.count {
             let level = ready.count - 1 - step  // highest first
+            // Read first: popping goes through a mutable access to `ready`, which checks that the
+            // array is unique.
+            if ready[level].isEmpty { continue }
             while let job = ready[level].popFirst() {
                 if case .ready(let at) = job.machine.phase, at.rawValue == level {
                     readyCount -= 1
