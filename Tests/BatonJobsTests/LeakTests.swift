@@ -106,6 +106,87 @@ import Testing
         await expectAllReleased(refs, census)
     }
 
+    /// Jobs that only their queue holds: the caller lets go of every job before any of them
+    /// runs. Waiting jobs are held by what they wait for, ready ones by the ready FIFOs (also
+    /// when a raised priority or a new dependency leaves a stale entry behind), jobs added while
+    /// every slot is busy by the inbox, cancelled ones until they are finalized. Each job that is
+    /// not cancelled runs exactly once, and every job, body and the queue are released.
+    @Test(.timeLimit(.minutes(1))) func jobsOnlyTheirQueueHoldsRunAndAreReleased() async throws {
+        let census = Census()
+        let refs = WeakRefs()
+        let ran = Protected(0)
+        let tree = Self.count / 10
+        let cancelledRoot = 1
+        var expected = 0
+        do {
+            let queue = JobQueue(name: "leaks-queue-only", maxConcurrentJobs: 2)
+            let gate = DispatchSemaphore(value: 0)
+            let started = DispatchSemaphore(value: 0)
+            for _ in 0..<2 {
+                queue.addJob {
+                    started.signal()
+                    gate.wait()
+                }
+            }
+            started.wait()
+            started.wait()
+            func counted(_ priority: JobPriority = .normal) -> BlockJob {
+                let tracked = Tracked(census)
+                let job = BlockJob(priority: priority) { withExtendedLifetime(tracked) { ran.write { $0 += 1 } } }
+                refs.add(job)
+                return job
+            }
+            // A tree: every job but the root waits; cancelling node 1 cancels its subtree.
+            var jobs: [Job] = []
+            var inCancelledSubtree = [Bool](repeating: false, count: tree)
+            for index in 0..<tree {
+                let job = counted()
+                if let parent = Self.parent(of: index) {
+                    try job.addDependency(jobs[parent])
+                    inCancelledSubtree[index] = inCancelledSubtree[parent]
+                }
+                if index == cancelledRoot { inCancelledSubtree[index] = true }
+                jobs.append(job)
+            }
+            try queue.add(jobs)
+            expected += inCancelledSubtree.count { !$0 }
+            // Ready jobs: some raised to a higher level, some given a dependency on the tree's
+            // root, some cancelled.
+            var ready: [Job] = []
+            for _ in 0..<tree {
+                let job = counted(.low)
+                try queue.add(job)
+                ready.append(job)
+            }
+            for index in ready.indices {
+                switch index % 4 {
+                case 0: ready[index].priority = .high
+                case 1: try ready[index].addDependency(jobs[0])
+                case 2: ready[index].cancel()
+                default: break
+                }
+            }
+            expected += ready.indices.count { $0 % 4 != 2 }
+            // Into the inbox: both slots are busy.
+            for _ in 0..<tree {
+                let tracked = Tracked(census)
+                refs.add(queue.addJob { withExtendedLifetime(tracked) { ran.write { $0 += 1 } } })
+            }
+            expected += tree
+            jobs[cancelledRoot].cancel()
+            jobs = []
+            ready = []
+            gate.signal()
+            gate.signal()
+            await queue.allJobsFinished()
+            refs.add(queue)
+            refs.add(queue.core)
+        }
+        #expect(ran.value == expected)
+        #expect(census.made == 3 * tree)
+        await expectAllReleased(refs, census)
+    }
+
     /// Jobs of a suspended queue, cancelled in three ways: one subtree by cancelling its root
     /// (its dependents are cancelled with it), single jobs, then everything left with
     /// `cancelAll()`. No body runs; every body, handler and job is released.

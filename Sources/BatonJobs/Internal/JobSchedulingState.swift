@@ -70,11 +70,11 @@ struct JobSchedulingState {
     var unfinishedDependencies: Int32 = 0
     /// Strong references: a job keeps its dependencies (and their results) until it finishes.
     var dependencies = JobList()
-    /// The jobs in a queue that wait for this one, held strongly until this job finishes. A
-    /// queued job is alive anyway (its queue holds it), and strong links keep the side tables
-    /// that weak references need off the hot path. A job outside any queue is not listed: two
-    /// such jobs joined by an edge would otherwise keep each other alive after their owner lets
-    /// go of both.
+    /// The jobs in a queue that wait for this one, held strongly until this job finishes: what
+    /// keeps a waiting job alive (its queue's member list holds no retain), and strong links keep
+    /// the side tables that weak references need off the hot path. A job outside any queue is
+    /// not listed: two such jobs joined by an edge would otherwise keep each other alive after
+    /// their owner lets go of both.
     var dependents = JobList()
 
     /// The queue that owns the job, from `add` until the job is finalized. Not retained: a
@@ -87,8 +87,8 @@ struct JobSchedulingState {
 
     /// The owning queue as a strong reference, for the paths off the hot one (error messages).
     var queue: QueueCore? { queueReference?.takeUnretainedValue() }
-    /// The neighbours in the queue's member list (see ``QueueSchedulingState/join(_:)``); the
-    /// list holds its own retain of each member, so these do not. While the job is in its
+    /// The neighbours in the queue's member list (see ``QueueSchedulingState/join(_:)``), which
+    /// holds no retain. While the job is in its
     /// queue's inbox (`inInbox`), `nextMember` is the job below it on the inbox stack.
     var previousMember: Unmanaged<Job>?
     var nextMember: Unmanaged<Job>?

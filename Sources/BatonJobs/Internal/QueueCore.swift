@@ -28,7 +28,8 @@ final class QueueCore {
     /// Guarded by `JobGraph.lock`.
     @exclusivity(unchecked) var machine = QueueSchedulingState()
     /// Jobs added by `addJob` and not yet moved into the queue, newest first, linked through
-    /// ``JobSchedulingState/nextMember``; each holds one retain, which becomes its membership's.
+    /// ``JobSchedulingState/nextMember``; each holds one retain, which becomes its ready FIFO
+    /// entry's.
     private let inbox = UnsafeAtomic<Unmanaged<Job>?>.create(nil)
     /// `machine.active`, readable without the lock by a thread that pushed onto the inbox.
     private let slotsInUse = UnsafeAtomic<Int>.create(0)
@@ -116,10 +117,12 @@ final class QueueCore {
                 job.machine.nextMember = nil
                 job.machine.inInbox = false
                 if machine.memberCount == 0 { _ = Unmanaged.passUnretained(self).retain() }
-                machine.join(adopting: entry)
-                guard case .ready(let level) = job.machine.phase else { return }
-                machine.pushReady(job, level)
+                machine.join(job)
             }
+            // The inbox's retain passes to the job's entry in its ready FIFO (an inbox job is
+            // ready: every change to one moves it in first).
+            let job = entry.takeRetainedValue()
+            if case .ready(let level) = job.machine.phase { machine.pushReady(job, level) }
         }
     }
 

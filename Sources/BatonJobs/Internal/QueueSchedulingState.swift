@@ -9,10 +9,17 @@ struct QueueSchedulingState {
     var readyCount = 0
     /// Jobs added and not yet finalized, oldest first, for `cancelAll` and `jobCount`, and
     /// waking `waitUntilAllJobsAreFinished` when it empties: a list threaded through the jobs
-    /// (``JobSchedulingState/previousMember`` and ``JobSchedulingState/nextMember``) that holds one
-    /// retain per job from ``join(_:)`` to ``leave(_:)``. Leaving touches only the job's
-    /// neighbours, so a worker finishing an old job does not write to the newest one, which the
-    /// thread adding jobs has just written (an array with swap-removal would).
+    /// (``JobSchedulingState/previousMember`` and ``JobSchedulingState/nextMember``). Leaving
+    /// touches only the job's neighbours, so a worker finishing an old job does not write to the
+    /// newest one, which the thread adding jobs has just written (an array with swap-removal
+    /// would).
+    ///
+    /// The list holds no retain (that would be a retain and a release per job): a member is
+    /// always held by what it is waiting in. A waiting job is in the `dependents` of each
+    /// dependency it waits for, a ready one in its ready FIFO, a running one is held by its
+    /// worker (an `AsyncJob` by its task), and a finished one by whoever finalizes it
+    /// (`JobEffects.toFinalize`, or the thread delivering its outbox), which still has it when
+    /// the job leaves the list.
     private var firstMember: Unmanaged<Job>?
     private var lastMember: Unmanaged<Job>?
     private(set) var memberCount = 0
@@ -24,13 +31,10 @@ struct QueueSchedulingState {
     var suspended = false
     var waiters: [JobWaiter] = []
 
+    /// Appends a job to the members. The list's jobs are borrowed, not bound to strong
+    /// references (each of which would be a retain and release).
     mutating func join(_ job: Job) {
-        join(adopting: Unmanaged.passRetained(job))
-    }
-
-    /// Appends a job to the members, taking over the retain `member` holds. The list's jobs are
-    /// borrowed, not bound to strong references (each of which would be a retain and release).
-    mutating func join(adopting member: Unmanaged<Job>) {
+        let member = Unmanaged.passUnretained(job)
         let previous = lastMember
         member._withUnsafeGuaranteedRef { job in
             job.machine.previousMember = previous
@@ -45,7 +49,7 @@ struct QueueSchedulingState {
         memberCount += 1
     }
 
-    /// Takes `job` out of the list and gives up the list's retain; the caller still holds it.
+    /// Takes `job` out of the list.
     mutating func leave(_ job: Job) {
         let previous = job.machine.previousMember
         let next = job.machine.nextMember
@@ -62,7 +66,6 @@ struct QueueSchedulingState {
         job.machine.previousMember = nil
         job.machine.nextMember = nil
         memberCount -= 1
-        Unmanaged.passUnretained(job).release()
     }
 
     /// The members, oldest first.
