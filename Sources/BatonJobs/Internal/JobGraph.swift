@@ -120,12 +120,10 @@ enum JobGraph {
 
     /// `dependency` of `job` finished with `outcome`.
     ///
-    /// Not inlined: as its own function it borrows `job`, where inlined into the loop over the
-    /// dependents it retains and releases each one.
-    ///
-    /// Takes `job` over, so that one that becomes ready goes into its queue's ready FIFO with the
-    /// retain the dependency's list held, rather than the FIFO taking a retain of its own and
-    /// the list's being released.
+    /// Takes `job` over (the caller moves it out of the dependency's list): one that becomes
+    /// ready goes into its queue's ready FIFO with the retain the list held, rather than the
+    /// FIFO taking a retain of its own and the list's being released. Not inlined: inlined into
+    /// the loop over the dependents, it retained and released each one.
     @inline(never)
     private static func dependencyFinishedLocked(
         _ job: consuming Job, _ dependency: Job, _ outcome: JobOutcome, _ fx: inout JobEffects

@@ -88,8 +88,8 @@ struct JobSchedulingState {
     /// The owning queue as a strong reference, for the paths off the hot one (error messages).
     var queue: QueueCore? { queueReference?.takeUnretainedValue() }
     /// The neighbours in the queue's member list (see ``QueueSchedulingState/join(_:)``), which
-    /// holds no retain. While the job is in its
-    /// queue's inbox (`inInbox`), `nextMember` is the job below it on the inbox stack.
+    /// holds no retain. While the job is in its queue's inbox (`inInbox`), `nextMember` is the
+    /// job below it on the inbox stack.
     var previousMember: Unmanaged<Job>?
     var nextMember: Unmanaged<Job>?
 
