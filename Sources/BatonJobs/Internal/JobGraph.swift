@@ -126,8 +126,12 @@ enum JobGraph {
     /// the loop over the dependents, it retained and released each one.
     @inline(never)
     private static func dependencyFinishedLocked(
-        _ job: consuming Job, _ dependency: Job, _ outcome: JobOutcome, _ fx: inout JobEffects
+        _ dependent: consuming Job, _ dependency: Job, _ outcome: JobOutcome, _ fx: inout JobEffects
     ) {
+        // Rebound as a constant: changing the job's state through the parameter itself (a
+        // variable) counts, for the thread sanitizer, as writing the whole object, which races
+        // with any thread reading its type to call a method.
+        let job = consume dependent
         guard !job.machine.isFinished else { return }  // cancelled before its dependencies finished
         job.machine.unfinishedDependencies -= 1
         if !outcome.isSucceeded { applyFailurePolicyLocked(job, dependency, outcome) }
@@ -136,7 +140,7 @@ enum JobGraph {
             if let reason = job.machine.cancellation {
                 finishLocked(job, .cancelled(reason), &fx)
             } else if job.machine.unfinishedDependencies == 0 {
-                makeReadyLocked(job, emit: true, &fx)
+                makeReadyLocked(consume job, emit: true, &fx)
             }
         case .idle:
             if job.machine.unfinishedDependencies == 0, job.machine.emit(.ready) { fx.deliver.append(job) }
@@ -195,7 +199,8 @@ enum JobGraph {
 
     /// Puts a job of a queue whose dependencies have all finished into the queue's ready FIFO
     /// of its priority, and asks for a worker if one is free.
-    static func makeReadyLocked(_ job: consuming Job, emit: Bool, _ fx: inout JobEffects) {
+    static func makeReadyLocked(_ readyJob: consuming Job, emit: Bool, _ fx: inout JobEffects) {
+        let job = consume readyJob  // a constant, as in `dependencyFinishedLocked`
         guard let queue = job.machine.queueReference else { return }
         // Moved into the closure through an optional: captured directly, it would be copied.
         var moving: Job? = consume job
@@ -203,11 +208,12 @@ enum JobGraph {
     }
 
     /// ``makeReadyLocked(_:emit:_:)`` for a caller that has `job`'s queue at hand already.
-    static func makeReadyLocked(_ job: consuming Job, in queue: QueueCore, emit: Bool, _ fx: inout JobEffects) {
+    static func makeReadyLocked(_ readyJob: consuming Job, in queue: QueueCore, emit: Bool, _ fx: inout JobEffects) {
+        let job = consume readyJob  // a constant, as in `dependencyFinishedLocked`
         let level = job.machine.effectivePriority
         job.machine.phase = .ready(level)
         if emit, job.machine.emit(.ready) { fx.deliver.append(copy job) }
-        queue.machine.pushReady(job, level)
+        queue.machine.pushReady(consume job, level)
         queue.requestWorkersLocked(&fx)
     }
 
