@@ -214,7 +214,7 @@ public final class Future<Value: Sendable> {
         let action = machine.register(callback)
         stripe.unlock()
         if case .run(let outcome, let callback) = action {
-            callback.executor.run(callback.body, outcome)
+            callback.run(with: outcome)
         }
     }
 
@@ -281,8 +281,8 @@ public final class Future<Value: Sendable> {
             // context is released once, after its call.
             switch consume callbacks {
             case .none: break
-            case .one(let callback): callback.executor.run(callback.body, outcome)
-            case .many(let list): for callback in list { callback.executor.run(callback.body, outcome) }
+            case .one(let callback): callback.run(with: outcome)
+            case .many(let list): for callback in list { callback.run(with: outcome) }
             }
             return true
         }

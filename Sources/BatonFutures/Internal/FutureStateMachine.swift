@@ -9,6 +9,14 @@ struct FutureCallback<Value: Sendable>: Sendable {
         self.executor = executor
         self.body = body
     }
+
+    /// Runs the callback with `outcome` on its executor, giving the callback up: taken from a
+    /// completed future's list, its closure then needs no retain of its own for the call (and
+    /// no release after), as reading `executor` and `body` from a bound copy did.
+    @inlinable
+    consuming func run(with outcome: Result<Value, any Error>) {
+        executor.run(body, outcome)
+    }
 }
 
 /// Something that can be cancelled: a future, without the closure a handler would need.
