@@ -135,7 +135,9 @@ public final class JobQueue: Sendable {
     ///   - body: The work; if it throws, the job fails with the error.
     @discardableResult
     public func addJob(priority: JobPriority = .normal, _ body: @escaping @Sendable () throws -> Void) -> Job {
-        let job = ClosureJob(priority: priority, body)
+        // Typed as Job, not ClosureJob: otherwise the upcast for `submit` retains the job for
+        // the call and releases it after.
+        let job: Job = ClosureJob(priority: priority, body)
         core.submit(job)
         return job
     }
