@@ -350,6 +350,53 @@ import Testing
         await expectAllReleased(futures, census)
     }
 
+    /// Every callback a future holds runs once and is then let go of: one callback or several,
+    /// registered before completion, on the inline, a queue's and a custom executor, with the
+    /// future succeeding, failing or cancelled. Each callback holds a value of its own, so one
+    /// kept after it ran (or released once too often) shows in the exact counts.
+    @Test(.timeLimit(.minutes(1))) func callbacksAreReleasedOnceTheyHaveRun() async {
+        let census = Census()
+        let futures = WeakRefs()
+        let outcomes = Outcomes()
+        let custom = Executor { work in DispatchQueue.global().async(execute: work) }
+        var callbacks = 0
+        var failedCallbacks = 0
+        do {
+            for index in 0..<Self.count {
+                let promise = Promise<Int>()
+                let future = promise.future
+                futures.add(future)
+                // One callback for most futures (stored inline), up to four for the others.
+                let count = index % 4 == 0 ? 1 + index % 3 + 1 : 1
+                for callback in 0..<count {
+                    let held = Tracked(census, id: index)
+                    let executor: Executor =
+                        switch (index + callback) % 500 {
+                        case 0: .global
+                        case 1: custom
+                        default: .inline
+                        }
+                    future.whenComplete(on: executor) { outcome in
+                        withExtendedLifetime(held) { outcomes.record(outcome) }
+                    }
+                }
+                callbacks += count
+                if index % 3 != 2 { failedCallbacks += count }
+                switch index % 3 {
+                case 0: future.cancel()
+                case 1: promise.fail(CancellationError())
+                default: promise.succeed(index)
+                }
+            }
+        }
+        let expected = callbacks
+        #expect(await eventuallyHolds { outcomes.total >= expected })
+        #expect(outcomes.total == expected)
+        #expect(outcomes.failed == failedCallbacks)
+        #expect(census.made == expected)
+        await expectAllReleased(futures, census)
+    }
+
     /// Futures made from async bodies, half cancelled while the body is suspended: the task,
     /// its body and the future are released.
     @Test(.timeLimit(.minutes(1))) func futuresFromAsyncBodiesAreReleased() async {
