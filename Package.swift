@@ -2,8 +2,16 @@
 import CompilerPluginSupport
 import PackageDescription
 
-/// The seam and the model checker of the `ModelChecking` trait (see its description).
+// Baton's libraries. The command line, the bench and the stress tool are a package of their own
+// in Tools/, and the micro-benchmarks in Benchmarks/: a package that depends on Baton fetches
+// swift-atomics, and swift-syntax only with the Macros trait.
+
+let atomics: Target.Dependency = .product(name: "Atomics", package: "swift-atomics")
+let macros: TargetDependencyCondition? = .when(traits: ["Macros"])
+/// The seam of the ModelChecking trait: the lock words' atomics and futex calls, and a future's
+/// completion flag, go through a scheduler that the model checker installs.
 let modelChecking: [SwiftSetting] = [.define("BATON_MODEL_CHECK", .when(traits: ["ModelChecking"]))]
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 
 let package = Package(
     name: "Baton",
@@ -15,216 +23,117 @@ let package = Package(
         .library(name: "BatonJobs", targets: ["BatonJobs"]),
         .library(name: "BatonFutures", targets: ["BatonFutures"]),
         .library(name: "BatonHTTP", targets: ["BatonHTTP"]),
-        // `@Synchronized`; its compiler plugin needs swift-syntax, so it takes the Macros trait.
         .library(name: "BatonMacros", targets: ["BatonMacros"]),
-        .executable(name: "baton", targets: ["baton"]),
+        .library(name: "BatonTesting", targets: ["BatonTesting"]),
     ],
-    // What only the `baton` command line needs sits behind a trait that is off by default, so
-    // that a package depending on any library product fetches nothing but swift-atomics.
     traits: [
-        .trait(
-            name: "Tools",
-            description: """
-                The `baton` command line (bench, stress, fetch): swift-argument-parser, and \
-                swift-nio for the bench's EventLoopPromise anchor. \
-                `swift run -c release --traits Tools baton bench`. Enables Macros, for the \
-                bench's `@Synchronized` contender.
-                """,
-            enabledTraits: ["Macros"]
-        ),
         .trait(
             name: "Macros",
             description: """
-                `@Synchronized` in the BatonMacros product: its compiler plugin, built with \
-                swift-syntax. A package that uses BatonMacros enables it: \
-                `.package(url: …, from: …, traits: ["Macros"])`.
+                `@Synchronized` in the BatonMacros product: its compiler plugin, built with swift-syntax. \
+                A package that uses BatonMacros enables it: `.package(url: …, from: …, traits: ["Macros"])`.
                 """
         ),
         .trait(
             name: "ModelChecking",
             description: """
-                For Baton's own tests only: the atomics and futex calls of `Lock`, \
-                `RecursiveLock`, `ReadWriteLock` and `Future`'s completion go through a seam that \
-                a deterministic scheduler controls, and the model checker that explores their \
-                interleavings is built. Never enable it in a program: every lock operation then \
-                pays a check. Without it the seam is a type alias of the direct atomics.
+                For Baton's own tests only: the atomics and futex calls of `Lock`, `RecursiveLock`, \
+                `ReadWriteLock` and `Future`'s completion go through a seam that the model checker's \
+                scheduler drives. Never enable it in a program: every lock operation then pays a check.
                 """
         ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
-        // The `Tools` trait only: the command line's parser.
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // The `Tools` trait only: the futures bench's anchor (EventLoopPromise).
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
-        // The `Macros` trait only: the `@Synchronized` compiler plugin and its expansion tests.
+        // The Macros trait only: the `@Synchronized` compiler plugin and its expansion tests.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
-        // A real HTTP server for BatonHTTPTests only (a test-only dependency is never fetched by a
-        // consumer).
+        // Tests only: a real HTTP server on 127.0.0.1 (a consumer never fetches it).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
-        // Platform shims that Swift cannot express directly (the variadic futex syscall, a CPU
-        // spin hint, the affinity mask's processor count).
+        // Platform shims Swift cannot express (the variadic futex call, a spin hint, the affinity count).
         .target(name: "CBatonPlatform"),
-        // What several modules share, in one place: `Duration` conversions with one overflow rule,
-        // the processor count, a seeded generator, threads released together from a gate. All of
-        // it `package` access; no product names it, and it imports no Foundation.
+        // What several modules share, once, at `package` access: the C library's import, per-thread
+        // slots, `Duration` conversions, the processor count, a seeded generator. No Foundation.
         .target(name: "BatonInternals", dependencies: ["CBatonPlatform"]),
         .target(
-            name: "BatonLocks",
-            dependencies: [
-                "CBatonPlatform",
-                "BatonInternals",
-                .product(name: "Atomics", package: "swift-atomics"),
-            ],
-            swiftSettings: modelChecking
-        ),
+            name: "BatonLocks", dependencies: ["CBatonPlatform", "BatonInternals", atomics],
+            swiftSettings: modelChecking),
+        .target(name: "BatonCache", dependencies: ["BatonLocks", "BatonInternals", atomics]),
+        .target(name: "BatonJobs", dependencies: ["BatonLocks", "BatonInternals", atomics]),
         .target(
-            name: "BatonCache",
-            dependencies: [
-                "BatonLocks",
-                "BatonInternals",
-                .product(name: "Atomics", package: "swift-atomics"),
-            ]
-        ),
-        .target(
-            name: "BatonJobs",
-            dependencies: ["BatonLocks", "BatonInternals", .product(name: "Atomics", package: "swift-atomics")]),
-        .target(
-            name: "BatonFutures",
-            dependencies: ["BatonLocks", "BatonInternals", .product(name: "Atomics", package: "swift-atomics")],
-            swiftSettings: modelChecking
-        ),
+            name: "BatonFutures", dependencies: ["BatonLocks", "BatonInternals", atomics], swiftSettings: modelChecking),
         .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache"]),
-        // The plugin that expands `@Synchronized`. Without the Macros trait no swift-syntax is
-        // fetched: the plugin is built as an empty tool that nothing uses, and BatonMacros warns
-        // that the macro needs the trait.
+        .target(name: "Baton", dependencies: ["BatonLocks", "BatonCache", "BatonJobs", "BatonFutures", "BatonHTTP"]),
+        // Without the Macros trait no swift-syntax is fetched: the plugin is an empty tool that
+        // nothing uses, and BatonMacros warns that `@Synchronized` needs the trait.
         .macro(
             name: "BatonMacrosPlugin",
-            dependencies: [
-                .product(name: "SwiftSyntax", package: "swift-syntax", condition: .when(traits: ["Macros"])),
-                .product(name: "SwiftSyntaxMacros", package: "swift-syntax", condition: .when(traits: ["Macros"])),
-                .product(name: "SwiftCompilerPlugin", package: "swift-syntax", condition: .when(traits: ["Macros"])),
-                .product(name: "SwiftDiagnostics", package: "swift-syntax", condition: .when(traits: ["Macros"])),
-            ]
+            dependencies: ["SwiftSyntax", "SwiftSyntaxMacros", "SwiftCompilerPlugin", "SwiftDiagnostics"].map {
+                .product(name: $0, package: "swift-syntax", condition: macros)
+            }
         ),
         .target(
-            name: "BatonMacros",
-            dependencies: ["BatonLocks", .target(name: "BatonMacrosPlugin", condition: .when(traits: ["Macros"]))]
-        ),
-        .target(name: "Baton", dependencies: ["BatonLocks", "BatonCache", "BatonJobs", "BatonFutures", "BatonHTTP"]),
+            name: "BatonMacros", dependencies: ["BatonLocks", .target(name: "BatonMacrosPlugin", condition: macros)]),
+        .target(name: "BatonTesting", dependencies: ["BatonInternals"]),
+
+        // Test support, part of no product: running suites off the cooperative pool, racing
+        // threads, counting releases; the model checker (its scheduler and explorer); the HTTP
+        // test server on 127.0.0.1.
         .target(
-            name: "BatonBench",
-            dependencies: [
-                "BatonInternals",
-                "BatonLocks",
-                "BatonCache",
-                "BatonJobs",
-                "BatonFutures",
-                "BatonHTTP",
-                .target(name: "BatonMacros", condition: .when(traits: ["Macros"])),
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
-            ]
-        ),
-        // `baton stress`: linearizability checking and stress runs of every structure. Not a
-        // product: it is the CLI's engine, like BatonBench.
+            name: "BatonTestSupport", dependencies: ["BatonInternals", "BatonTesting"], path: "Tests/BatonTestSupport"),
         .target(
-            name: "BatonStress",
-            dependencies: [
-                "BatonInternals",
-                "BatonLocks",
-                "BatonCache",
-                "BatonFutures",
-                "BatonJobs",
-                .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            name: "BatonModelChecking", dependencies: ["BatonLocks", "BatonInternals", "BatonTesting", atomics],
+            path: "Tests/BatonModelChecking", swiftSettings: modelChecking
         ),
-        .executableTarget(
-            name: "baton",
-            dependencies: [
-                "BatonBench",
-                "BatonInternals",
-                "BatonStress",
-                .product(
-                    name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])
-                ),
-            ]
-        ),
-        // What several test targets share: running a suite off the cooperative pool, counting
-        // releases for the leak tests, racing threads released together (over BatonInternals'
-        // gate). No product names it, so no consumer builds it.
-        .target(name: "BatonTestSupport", dependencies: ["BatonInternals"], path: "Tests/BatonTestSupport"),
+        .target(
+            name: "BatonHTTPTestSupport", dependencies: ["BatonFutures", hummingbird],
+            path: "Tests/BatonHTTPTestSupport"),
+
+        .testTarget(name: "BatonInternalsTests", dependencies: ["BatonInternals", atomics]),
         .testTarget(
-            name: "BatonInternalsTests",
-            dependencies: ["BatonInternals", .product(name: "Atomics", package: "swift-atomics")]
-        ),
-        .testTarget(
-            name: "BatonLocksTests", dependencies: ["BatonLocks", "BatonInternals", "BatonTestSupport"],
+            name: "BatonLocksTests",
+            dependencies: [
+                "BatonLocks", "BatonInternals", "BatonTesting", "BatonTestSupport", "BatonModelChecking", atomics,
+            ],
             swiftSettings: modelChecking
         ),
         .testTarget(
             name: "BatonCacheTests",
-            dependencies: [
-                "BatonCache", "BatonInternals", "BatonTestSupport", .product(name: "Atomics", package: "swift-atomics"),
-            ]
-        ),
+            dependencies: ["BatonCache", "BatonInternals", "BatonTesting", "BatonTestSupport", atomics]),
         .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs", "BatonInternals", "BatonTestSupport"]),
         .testTarget(
-            name: "BatonMacrosTests",
-            dependencies: [
-                .target(name: "BatonMacros", condition: .when(traits: ["Macros"])),
-                .target(name: "BatonMacrosPlugin", condition: .when(traits: ["Macros"])),
-                .product(
-                    name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax",
-                    condition: .when(traits: ["Macros"])
-                ),
-                .product(
-                    name: "SwiftSyntaxMacroExpansion", package: "swift-syntax", condition: .when(traits: ["Macros"])
-                ),
-            ]
-        ),
-        .testTarget(
-            name: "BatonBenchTests",
-            dependencies: [
-                "BatonBench", "BatonInternals", "BatonLocks", .product(name: "Atomics", package: "swift-atomics"),
-            ]),
-        .testTarget(name: "BatonStressTests", dependencies: ["BatonStress", "BatonInternals", "BatonLocks"]),
-        .testTarget(
             name: "BatonFuturesTests",
-            dependencies: ["BatonFutures", "BatonInternals", "BatonLocks", "BatonTestSupport"],
+            dependencies: [
+                "BatonFutures", "BatonInternals", "BatonLocks", "BatonTesting", "BatonTestSupport",
+                "BatonModelChecking",
+            ],
             swiftSettings: modelChecking
-        ),
-        // The real HTTP server on 127.0.0.1 that the HTTP tests and the guides' tests start.
-        .target(
-            name: "BatonHTTPTestSupport",
-            dependencies: ["BatonFutures", .product(name: "Hummingbird", package: "hummingbird")],
-            path: "Tests/BatonHTTPTestSupport"
         ),
         .testTarget(
             name: "BatonHTTPTests",
             dependencies: [
-                "BatonHTTP",
-                "BatonCache",
-                "BatonFutures",
-                "BatonLocks",
-                "BatonTestSupport",
-                "BatonHTTPTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "BatonHTTP", "BatonCache", "BatonFutures", "BatonLocks", "BatonTestSupport", "BatonHTTPTestSupport",
+                hummingbird,
             ]
         ),
-        // The "After" code of the migration guides in Sources/Baton/Baton.docc, verbatim, with
-        // tests that run it (Scripts/check-guides checks that every block is here), so that a
-        // guide cannot rot. The @Synchronized guide needs the Macros trait.
+        .testTarget(
+            name: "BatonMacrosTests",
+            dependencies: [
+                .target(name: "BatonMacros", condition: macros),
+                .target(name: "BatonMacrosPlugin", condition: macros),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax", condition: macros),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax", condition: macros),
+            ]
+        ),
+        .testTarget(name: "BatonTestingTests", dependencies: ["BatonTesting", atomics]),
+        // The After code of the migration guides in Sources/Baton/Baton.docc, verbatim, run by
+        // tests (Scripts/check-guides checks that every block is here).
         .testTarget(
             name: "BatonGuideTests",
             dependencies: [
-                "Baton",
-                "BatonTestSupport",
-                "BatonHTTPTestSupport",
-                .target(name: "BatonMacros", condition: .when(traits: ["Macros"])),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "Baton", "BatonTestSupport", "BatonHTTPTestSupport", hummingbird,
+                .target(name: "BatonMacros", condition: macros),
             ]
         ),
     ],

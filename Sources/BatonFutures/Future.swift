@@ -264,7 +264,6 @@ public final class Future<Value: Sendable> {
         if completedFlag.load(ordering: .acquiring) != 0 { return false }
         let stripe = LockStripes.lock(for: self)
         #if BATON_MODEL_CHECK && !canImport(Darwin)
-        if modelCheckPublishesEarly() { completedFlag.store(1, ordering: .releasing) }
         // A step of its own, so that the checker can run a reader between the two writes.
         _modelCheckPoint(flagAddress, "write the outcome")
         #endif

@@ -1,12 +1,5 @@
+import BatonInternals
 import BatonLocks
-
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Debug-build reports of futures misused in a way that is tolerated but probably a bug.
 ///

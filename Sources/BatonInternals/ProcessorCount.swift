@@ -1,13 +1,5 @@
 import CBatonPlatform
 
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// How many processors this process can run on at once: the default width of a `JobQueue`
 /// and what a `MemoryCache` sizes its shards and counters by, without Foundation.
 package enum ProcessorCount {

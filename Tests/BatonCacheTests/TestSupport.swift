@@ -1,6 +1,7 @@
 import Atomics
 import BatonCache
 import BatonInternals
+import BatonTesting
 import Dispatch
 import Foundation
 

@@ -1,6 +1,7 @@
 #if BATON_MODEL_CHECK && !canImport(Darwin)
 @_spi(ModelChecking) import BatonFutures
 @_spi(ModelChecking) import BatonLocks
+import BatonModelChecking
 import BatonTestSupport
 import Testing
 
@@ -13,9 +14,19 @@ final class Record: @unchecked Sendable {
     var readerResult: Result<Int, any Error>?
 }
 
+extension ModelProgram {
+    /// Schedules the steps on this future's completion flag (and the write of its outcome), and
+    /// gives the execution's futures a lock of its own in place of their shared lock stripes.
+    mutating func watch<Value>(_ future: Future<Value>, as name: String = "future") {
+        watch(word: future.modelCheckWord, as: "\(name).completed")
+        substituteLock(for: Future<Value>.modelCheckLockName)
+    }
+}
+
 /// `Future`'s completion under every interleaving of two completers and an observer, up to two
 /// preemptions: it completes exactly once, every callback sees that one outcome, and a reader
-/// without the lock never sees it completed without its outcome.
+/// without the lock never sees it completed without its outcome (the seeded bug
+/// `future-flag-before-outcome` breaks that).
 @Suite(.serialized, .offTheCooperativePool, .timeLimit(.minutes(5)))
 struct FutureModelCheckTests {
     func program(_ program: inout ModelProgram) {
@@ -50,12 +61,13 @@ struct FutureModelCheckTests {
         #expect(report.exhausted, "\(report)")
         print("FutureModelCheckTests: \(report)")
     }
+}
+#elseif BATON_MODEL_CHECK
+import Testing
 
-    @Test func findsAFlagSetBeforeTheOutcome() {
-        let report = ModelChecker(seededBug: .futurePublishesEarly).check(program)
-        #expect(report.failure?.kind == .violation, "\(report)")
-        #expect(report.failure?.message == "isCompleted was true but result was nil", "\(report)")
-        print("FutureModelCheckTests: seeded futurePublishesEarly: found after \(report.executions) interleavings")
-    }
+/// The model checker drives the futex words of Baton's Linux locks; on Darwin it cannot run.
+@Suite struct FutureModelCheckTests {
+    @Test(.disabled("the model checker runs on Linux only: on Darwin the locks are os_unfair_lock"))
+    func modelCheckerRunsOnLinuxOnly() {}
 }
 #endif

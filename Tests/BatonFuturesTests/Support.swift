@@ -1,6 +1,7 @@
 import BatonFutures
 import BatonInternals
 import BatonLocks
+import BatonTesting
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import BatonInternals
+import BatonTesting
 import Testing
 
 /// Starts `count` threads, parks each at a start gate until all exist, releases them together,

@@ -1,11 +1,5 @@
 import Atomics
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import BatonInternals
 
 /// A number for the calling thread, to pick the stripe of a striped structure that it writes.
 ///
@@ -19,7 +13,7 @@ enum ThreadStripe {
     /// The calling thread's number, kept in a thread-specific slot (one lookup per call).
     @inlinable
     static var current: Int {
-        if let stored = pthread_getspecific(threadStripeKey) {
+        if let stored = threadStripeSlot.word {
             // Stored plus one, so that no thread's slot is nil.
             return Int(bitPattern: stored) &- 1
         }
@@ -30,7 +24,7 @@ enum ThreadStripe {
     @usableFromInline
     static func assign() -> Int {
         let number = nextNumber.loadThenWrappingIncrement(ordering: .relaxed)
-        pthread_setspecific(threadStripeKey, UnsafeRawPointer(bitPattern: number &+ 1))
+        threadStripeSlot.setWord(UnsafeRawPointer(bitPattern: number &+ 1))
         return number
     }
 
@@ -46,12 +40,6 @@ enum ThreadStripe {
     }
 }
 
-/// The thread-specific slot that holds each thread's number (plus one). No destructor: a
-/// number is not a resource.
+/// The slot that holds each thread's number (plus one).
 @usableFromInline
-let threadStripeKey: pthread_key_t = {
-    var key = pthread_key_t()
-    let status = pthread_key_create(&key, nil)
-    precondition(status == 0, "BatonCache: pthread_key_create failed (\(status))")
-    return key
-}()
+let threadStripeSlot = ThreadSlot.words()

@@ -1,10 +1,4 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import BatonInternals
 
 /// Runs inline callbacks, nesting at most ``maximumDepth`` deep on one thread, in the order they
 /// were handed over.
@@ -96,33 +90,18 @@ final class ThreadInlineState {
     /// callback).
     @inlinable
     static var current: Unmanaged<ThreadInlineState> {
-        if let pointer = pthread_getspecific(threadStateKey) {
-            return Unmanaged<ThreadInlineState>.fromOpaque(pointer)
-        }
+        if let state = threadStateSlot.object(ThreadInlineState.self) { return state }
         return makeCurrent()
     }
 
     @usableFromInline
     static func makeCurrent() -> Unmanaged<ThreadInlineState> {
-        let state = Unmanaged.passRetained(ThreadInlineState())
-        pthread_setspecific(threadStateKey, state.toOpaque())
-        return state
+        let state = ThreadInlineState()
+        threadStateSlot.setObject(state)
+        return Unmanaged.passUnretained(state)
     }
 }
 
+/// The slot that holds each thread's state, released when the thread exits.
 @usableFromInline
-let threadStateKey: pthread_key_t = {
-    var key = pthread_key_t()
-    #if canImport(Darwin)
-    let status = pthread_key_create(&key) { pointer in
-        Unmanaged<ThreadInlineState>.fromOpaque(pointer).release()
-    }
-    #else
-    let status = pthread_key_create(&key) { pointer in
-        guard let pointer else { return }
-        Unmanaged<ThreadInlineState>.fromOpaque(pointer).release()
-    }
-    #endif
-    precondition(status == 0, "BatonFutures: pthread_key_create failed (\(status))")
-    return key
-}()
+let threadStateSlot = ThreadSlot.objects()

@@ -10,7 +10,9 @@ import BatonLocks
 @usableFromInline
 enum LockStripes {
     @usableFromInline static let count = 64
-    @usableFromInline static let locks: [Lock] = (0..<count).map { _ in Lock(name: "Future.stripe") }
+    /// The stripes' name, in lock diagnostics and statistics.
+    static let name = "Future.stripe"
+    @usableFromInline static let locks: [Lock] = (0..<count).map { _ in Lock(name: name) }
 
     /// The same locks, unretained: ``locks`` keeps them alive for the whole process, so the hot
     /// paths may use them without a retain and a release (two atomic operations) per use.

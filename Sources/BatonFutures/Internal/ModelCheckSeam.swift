@@ -7,24 +7,19 @@ import Atomics
 /// operation is a step the model checker schedules.
 @usableFromInline typealias CompletionAtomic = _ScheduledAtomic<Int>
 
-/// The lock a future uses instead of its stripe under a check that asked for one.
+/// The lock a future uses instead of its stripe under a check that substitutes one.
 @usableFromInline func modelCheckLock() -> Lock? {
-    modelCheckFutureLock()
+    ModelCheckSeam.substituteLock(for: LockStripes.name)
 }
 
-/// Whether a check seeded the bug of setting the completion flag before the outcome.
-@usableFromInline func modelCheckPublishesEarly() -> Bool {
-    modelCheckSeeded(.futurePublishesEarly)
-}
-
-extension ModelProgram {
-    /// Schedules the steps on this future's completion flag and outcome, and makes the
-    /// execution's futures use ``futureLock()`` instead of their shared lock stripe.
+extension Future {
+    /// The completion flag's word, for a check to watch; the outcome's write is a step on it too.
     @_spi(ModelChecking)
-    public mutating func watch<Value>(_ future: Future<Value>, as name: String = "future") {
-        watch(word: future.flagAddress, as: "\(name).completed")
-        _ = futureLock()
-    }
+    public var modelCheckWord: UnsafeMutableRawPointer { flagAddress }
+
+    /// The name of the process-wide locks that a check substitutes with a lock of its own.
+    @_spi(ModelChecking)
+    public static var modelCheckLockName: String { LockStripes.name }
 }
 #else
 /// The completion flag's atomic type: the direct atomic. (With the `ModelChecking` trait, a

@@ -6,7 +6,7 @@ import CBatonPlatform
 /// every caller re-reads its state word in a loop.
 func futexWait(_ word: UnsafeMutablePointer<UInt32.AtomicRepresentation>, _ expected: UInt32) {
     #if BATON_MODEL_CHECK
-    if let thread = ModelThread.scheduling(word) { return thread.futexWait(word, expected) }
+    if ModelCheckSeam.active?.futexWait(UnsafeMutableRawPointer(word), expected) == true { return }
     #endif
     word.withMemoryRebound(to: UInt32.self, capacity: 1) { address in
         _ = baton_futex_wait(address, expected)
@@ -17,7 +17,7 @@ func futexWait(_ word: UnsafeMutablePointer<UInt32.AtomicRepresentation>, _ expe
 @discardableResult
 func futexWake(_ word: UnsafeMutablePointer<UInt32.AtomicRepresentation>, _ count: Int32) -> Int32 {
     #if BATON_MODEL_CHECK
-    if let thread = ModelThread.scheduling(word) { return thread.futexWake(word, count) }
+    if let woken = ModelCheckSeam.active?.futexWake(UnsafeMutableRawPointer(word), count) { return woken }
     #endif
     return word.withMemoryRebound(to: UInt32.self, capacity: 1) { address in
         Int32(baton_futex_wake(address, count))

@@ -69,9 +69,6 @@ struct PlatformMutex {
 
     @inlinable func unlock() {
         if word.exchange(Self.unlocked, ordering: .releasing) == Self.contended {
-            #if BATON_MODEL_CHECK
-            if unlockDropsWakeIsSeeded() { return }
-            #endif
             wakeOne()
         }
     }
@@ -120,7 +117,7 @@ struct PlatformMutex {
 #if BATON_MODEL_CHECK && !canImport(Darwin)
 /// Under the model checker, two polls: each is a step of the schedule, and two cover both ways
 /// out of the loop as well as a hundred.
-var spinLimit: Int { ModelThread.current == nil ? 100 : 2 }
+var spinLimit: Int { ModelCheckSeam.runsCurrentThread ? 2 : 100 }
 #else
 let spinLimit = 100
 #endif

@@ -77,9 +77,6 @@ struct PlatformRWLock {
     /// A reader may enter only when no writer holds the lock and nobody is parked: a parked
     /// writer keeps new readers out (writer preference), parked readers go first among readers.
     @inlinable static func isReadLockable(_ s: UInt32) -> Bool {
-        #if BATON_MODEL_CHECK
-        if readersIgnoreParkedWriterIsSeeded() { return s & mask < maxReaders && s & readersWaiting == 0 }
-        #endif
         return s & mask < maxReaders && s & (readersWaiting | writersWaiting) == 0
     }
 
@@ -198,13 +195,6 @@ struct PlatformRWLock {
             // Read the counter before re-checking the state, so a wake between the two is seen.
             let sequence = writerNotify.load(ordering: .acquiring)
             s = state.load(ordering: .relaxed)
-            #if BATON_MODEL_CHECK
-            if isSeeded(.writerParksWithoutRecheck) {
-                futexWait(storage + 16, sequence)
-                s = spinWrite()
-                continue
-            }
-            #endif
             if Self.isUnlocked(s) || !Self.hasWritersWaiting(s) { continue }
             futexWait(storage + 16, sequence)
             s = spinWrite()
@@ -239,12 +229,6 @@ struct PlatformRWLock {
         if s == Self.readersWaiting,
             state.compareExchange(expected: s, desired: 0, ordering: .relaxed).exchanged
         {
-            #if BATON_MODEL_CHECK
-            if isSeeded(.readersWokenOneAtATime) {
-                futexWake(storage, 1)
-                return
-            }
-            #endif
             futexWake(storage, Int32.max)
         }
     }

@@ -1,10 +1,4 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import BatonInternals
 
 /// Writes `text` to standard error, unbuffered.
 func writeToStandardError(_ text: String) {

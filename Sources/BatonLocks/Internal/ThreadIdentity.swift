@@ -1,12 +1,5 @@
+import BatonInternals
 import CBatonPlatform
-
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A non-zero number that identifies the calling thread while it lives.
 @inlinable

@@ -1,4 +1,5 @@
 import Atomics
+import BatonInternals
 
 /// What the lock diagnostics know about one thread: the locks it holds, in the order taken, and
 /// the lock orders it has already recorded. Only its own thread touches it.
@@ -30,14 +31,14 @@ final class ThreadLockState {
     /// locks it thought it held, since some of them were taken or released unseen.
     static let switchEpoch = UnsafeAtomic<UInt32>.create(0)
 
-    private static let slot = ThreadLocalReference()
+    private static let slot = ThreadSlot.objects()
 
     /// The calling thread's state, created on first use.
     static var current: ThreadLockState {
         let epoch = switchEpoch.load(ordering: .relaxed)
-        guard let state = slot.value.map({ unsafeDowncast($0, to: ThreadLockState.self) }) else {
+        guard let state = slot.object(ThreadLockState.self)?.takeUnretainedValue() else {
             let state = ThreadLockState(epoch: epoch)
-            slot.set(state)
+            slot.setObject(state)
             return state
         }
         if state.epoch != epoch {
@@ -49,7 +50,7 @@ final class ThreadLockState {
 
     /// The calling thread's state if it has one, without creating it.
     static var existing: ThreadLockState? {
-        slot.value.map { unsafeDowncast($0, to: ThreadLockState.self) }
+        slot.object(ThreadLockState.self)?.takeUnretainedValue()
     }
 
     /// Removes and returns the latest record of holding `id`.

@@ -1,4 +1,5 @@
 import BatonInternals
+import BatonTesting
 import Foundation
 import Testing
 
