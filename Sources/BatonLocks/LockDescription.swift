@@ -9,8 +9,9 @@ public struct LockDescription: Sendable, Hashable, CustomStringConvertible {
         case recursiveLock = "RecursiveLock"
         /// A ``ReadWriteLock``, alone or inside a ``Protected``.
         case readWriteLock = "ReadWriteLock"
-        /// A ``SynchronizedLock``, the lock of a `@Synchronized` class.
-        case synchronizedLock = "SynchronizedLock"
+        /// A ``RecursiveReadWriteLock``, the lock of a `@Synchronized` class. (The case keeps
+        /// the type's 1.0 name, `SynchronizedLock`, until the next major release.)
+        case synchronizedLock = "RecursiveReadWriteLock"
         /// An ``AsyncLock``, alone or inside an ``AsyncProtected``.
         case asyncLock = "AsyncLock"
     }

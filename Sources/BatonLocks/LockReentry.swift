@@ -31,7 +31,7 @@ public struct LockReentry: Sendable, Hashable, CustomStringConvertible {
             advice = "ReadWriteLock is not re-entrant and cannot be upgraded from read to write."
         case .synchronizedLock:
             advice =
-                "SynchronizedLock's exclusive holder may take it again, but a thread holding only the shared side may not."
+                "RecursiveReadWriteLock's exclusive holder may take it again, but a thread holding only the shared side may not."
         case .asyncLock:
             advice = "AsyncLock is not re-entrant: withLock throws AsyncLockError.Code.reentry."
         case .readWriteLock, .recursiveLock:

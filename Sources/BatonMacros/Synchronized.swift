@@ -36,7 +36,7 @@
 /// - `let`, computed, `static` and `nonisolated(unsafe)` properties are left as they are.
 /// - `withLock(_:)` runs a composed operation as one critical section and returns its result;
 ///   it rethrows with the body's typed error. Inside it, use the class's properties and methods
-///   as usual: the lock is a `SynchronizedLock`, whose exclusive holder may take it again, so
+///   as usual: the lock is a `RecursiveReadWriteLock`, whose exclusive holder may take it again, so
 ///   a nested `withLock` or a property access runs inside the section instead of deadlocking.
 /// - The lock is named after the class, so `LockDiagnostics` reports and
 ///   `LockDiagnostics.statistics()` say `Warrior`.

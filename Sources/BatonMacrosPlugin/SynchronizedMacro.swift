@@ -3,7 +3,7 @@ import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxMacros
 
-/// `@Synchronized` on a final class: a `SynchronizedLock` per instance, named after the class;
+/// `@Synchronized` on a final class: a `RecursiveReadWriteLock` per instance, named after the class;
 /// ``SynchronizedPropertyMacro`` on every stored `var`; `withLock(_:)`; and a `Sendable`
 /// conformance that the compiler checks.
 ///
@@ -108,7 +108,7 @@ extension SynchronizedMacro: MemberMacro {
         let access = accessModifier(of: classDecl)
         return [
             """
-            private let \(raw: lockName) = BatonLocks.SynchronizedLock(name: \(literal: className))
+            private let \(raw: lockName) = BatonLocks.RecursiveReadWriteLock(name: \(literal: className))
             """,
             """
             /// Runs `body` while holding this instance's lock, and returns what it returns: what

@@ -154,7 +154,7 @@ func expanded(_ declaration: String, storage: String) -> String {
 /// The lock and `withLock` that `@Synchronized` adds to a class, member-indented.
 func lockMembers(_ className: String, access: String = "") -> String {
     """
-    private let _batonLock = BatonLocks.SynchronizedLock(name: "\(className)")
+    private let _batonLock = BatonLocks.RecursiveReadWriteLock(name: "\(className)")
 
         /// Runs `body` while holding this instance's lock, and returns what it returns: what
         /// `body` reads and writes of the instance's properties is one atomic step. `body` may

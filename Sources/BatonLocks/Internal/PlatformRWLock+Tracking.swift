@@ -1,6 +1,6 @@
 import CBatonPlatform
 
-/// The reader-writer operations of `ReadWriteLock` and `SynchronizedLock`: straight to the
+/// The reader-writer operations of `ReadWriteLock` and `RecursiveReadWriteLock`: straight to the
 /// platform lock while every diagnostic is off, through `LockTracking` otherwise.
 extension PlatformRWLock {
     @inlinable

@@ -102,7 +102,7 @@ final class SynchronizedWarrior: WarriorForm {
         }
     }
 
-    private let _batonLock = BatonLocks.SynchronizedLock(name: "SynchronizedWarrior")
+    private let _batonLock = BatonLocks.RecursiveReadWriteLock(name: "SynchronizedWarrior")
 
     /// Runs `body` while holding this instance's lock, and returns what it returns: what
     /// `body` reads and writes of the instance's properties is one atomic step. `body` may

@@ -1,8 +1,8 @@
 import Atomics
 import CBatonPlatform
 
-/// The lock behind `@Synchronized`: a writer-preferring reader-writer lock whose exclusive holder
-/// may take it again, on either side.
+/// A writer-preferring reader-writer lock whose exclusive holder (its owner) may take it again,
+/// on either side: the lock behind `@Synchronized`. (It was called `SynchronizedLock` in 1.0.)
 ///
 /// Reads of one value take the shared side, so readers on several threads run in parallel.
 /// Writes and composed operations take the exclusive side. The thread that holds the exclusive
@@ -12,7 +12,7 @@ import CBatonPlatform
 ///
 /// ```swift
 /// final class Account: Sendable {
-///     private let lock = SynchronizedLock(name: "Account")
+///     private let lock = RecursiveReadWriteLock(name: "Account")
 ///     nonisolated(unsafe) private var balance = 0   // guarded by `lock`
 ///
 ///     var current: Int { lock.withReadLock { balance } }
@@ -33,7 +33,7 @@ import CBatonPlatform
 ///   taking either side again inside ``withReadLock(file:line:_:)`` (when not also holding the
 ///   exclusive side) deadlocks behind a waiting writer, as with ``ReadWriteLock``. Keep read
 ///   sections to reading.
-public final class SynchronizedLock {
+public final class RecursiveReadWriteLock {
     @usableFromInline let rwlock: PlatformRWLock
     @usableFromInline let identity: LockIdentity
     /// The exclusive holder's thread, 0 otherwise. Only the holder writes it, so a thread that
@@ -143,7 +143,7 @@ public final class SynchronizedLock {
     public func unlock() {
         // fatalError rather than precondition: the message is printed in release builds too.
         if owner.load(ordering: .relaxed) != currentThreadID() {
-            fatalError("SynchronizedLock: unlock() called from a thread that does not hold the lock.")
+            fatalError("RecursiveReadWriteLock: unlock() called from a thread that does not hold the lock.")
         }
         depth -= 1
         if depth == 0 {
@@ -155,4 +155,4 @@ public final class SynchronizedLock {
 
 // The platform lock and the atomic owner do their own synchronisation; `depth` is touched only
 // by the exclusive holder.
-extension SynchronizedLock: @unchecked Sendable {}
+extension RecursiveReadWriteLock: @unchecked Sendable {}

@@ -3,7 +3,7 @@ import BatonTestSupport
 import Foundation
 import Testing
 
-@Suite("SynchronizedLock")
+@Suite("RecursiveReadWriteLock")
 struct SynchronizedLockTests {
     static let threads = 8
     static let incrementsPerThread = reducedUnderSanitizer(50_000, by: 5)
@@ -12,7 +12,7 @@ struct SynchronizedLockTests {
         "withLock: 8 threads × 50,000 increments (10,000 under a sanitizer) lose none", .timeLimit(.minutes(1)),
         arguments: 1...3)
     func withLockExcludes(round: Int) {
-        let lock = SynchronizedLock()
+        let lock = RecursiveReadWriteLock()
         let counter = Guarded(0)  // guarded by `lock`
         let finished = raceThreads(Self.threads) { _ in
             for _ in 0..<Self.incrementsPerThread {
@@ -30,7 +30,7 @@ struct SynchronizedLockTests {
         .timeLimit(.minutes(1)))
     func nestedSectionsUnderContention() {
         let iterations = 10_000
-        let lock = SynchronizedLock()
+        let lock = RecursiveReadWriteLock()
         let pair = Guarded((0, 0))  // guarded by `lock`; both halves move together
         let torn = Guarded(0)  // written by readers only under `lock`'s exclusive side
         let finished = raceThreads(Self.threads) { thread in
@@ -60,7 +60,7 @@ struct SynchronizedLockTests {
 
     @Test("Readers on two threads are inside the shared side at the same time", .timeLimit(.minutes(1)))
     func readersShare() {
-        let lock = SynchronizedLock()
+        let lock = RecursiveReadWriteLock()
         let firstInside = DispatchSemaphore(value: 0)
         let secondInside = DispatchSemaphore(value: 0)
         let bothInside = Guarded(false)  // written by the first reader only
@@ -83,7 +83,7 @@ struct SynchronizedLockTests {
         "A reader waits while another thread holds the exclusive side, and reads what it wrote",
         .timeLimit(.minutes(1)))
     func readerWaitsForTheWriter() {
-        let lock = SynchronizedLock()
+        let lock = RecursiveReadWriteLock()
         let value = Guarded(0)  // guarded by `lock`
         let holder = LockHolder { body in
             lock.withLock {
@@ -111,7 +111,7 @@ struct SynchronizedLockTests {
 
     @Test("lock() 50 times: held exclusively until the 50th unlock(), and by this thread only")
     func lockReentersToDepth50() {
-        let lock = SynchronizedLock()
+        let lock = RecursiveReadWriteLock()
         for _ in 0..<50 { lock.lock() }
         #expect(lock.isHeldExclusivelyByCurrentThread)
         #expect(runOnAnotherThread { lock.isHeldExclusivelyByCurrentThread } == false)
@@ -126,7 +126,7 @@ struct SynchronizedLockTests {
     @Test("A throwing body rethrows its typed error and releases the lock")
     func throwingBodyReleases() {
         struct Refused: Error, Equatable {}
-        let lock = SynchronizedLock()
+        let lock = RecursiveReadWriteLock()
         #expect(throws: Refused()) {
             try lock.withLock { () throws(Refused) in throw Refused() }
         }
@@ -138,7 +138,7 @@ struct SynchronizedLockTests {
     func foreignUnlockTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             exitSuccessfullyIfStillRunning()
-            SynchronizedLock().unlock()
+            RecursiveReadWriteLock().unlock()
         }
         #expect(standardError(of: result).contains("does not hold the lock"))
     }
