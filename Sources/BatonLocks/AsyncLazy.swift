@@ -42,12 +42,13 @@ import Atomics
 public final class AsyncLazy<Value: Sendable> {
     /// Set (releasing) once `storage` holds the value; never cleared.
     @usableFromInline let ready: UnsafeAtomic<Bool>
-    /// Written once, under `mutex`, before `ready` is set; read only after `ready` is seen or
-    /// under `mutex`.
+    /// Written once, under `mutex`, before `ready` is set; read only after `ready` is seen.
     @exclusivity(unchecked) @usableFromInline var storage: Value?
-    private let mutex = PlatformMutex()
+    /// Guards `machine` and the write of `storage`.
+    let mutex = PlatformMutex()
     /// Guarded by `mutex`. The mutex, not the runtime's exclusivity check, keeps accesses apart.
     @exclusivity(unchecked) private var machine = AsyncLazyStateMachine<Value>()
+    /// This and the properties below never change after init; they need no lock.
     private let make: @Sendable () async throws -> Value
     private let name: String?
     private let file: StaticString
@@ -121,11 +122,10 @@ public final class AsyncLazy<Value: Sendable> {
         let me = withUnsafeCurrentTask { $0! }  // `value` is async, so it always runs in a task
         mutex.lock()
         let read = machine.read(me)
-        let stored = storage
         mutex.unlock()
         switch read {
-        case .done:
-            return stored.unsafelyUnwrapped
+        case .done(let value):
+            return value
         case .lead:
             return try await lead()
         case .reentered:
@@ -177,24 +177,20 @@ public final class AsyncLazy<Value: Sendable> {
     }
 
     private func suspend(_ me: UnsafeCurrentTask, id: UInt64) async -> AsyncLazyStateMachine<Value>.Outcome {
-        await withTaskCancellationHandler {
-            await withUnsafeContinuation { continuation in
-                mutex.lock()
-                let now = machine.enqueue(
-                    continuation, task: me, priority: me.priority, id: id, cancelled: Task.isCancelled
-                ) { storage.unsafelyUnwrapped }
-                mutex.unlock()
-                now?.resume()
+        await suspendAsWaiter(isolation: nil) { continuation in
+            switch machine.enqueue(continuation, task: me, id: id, cancelled: Task.isCancelled) {
+            case .resumeNow(let now):
+                return now
+            case .wait(let leader):
+                // Under the mutex: the leader is alive until it reports the outcome.
+                _ = donate(me.priority, to: leader)
+                return nil
             }
-        } onCancel: {
-            mutex.lock()
-            let waiter = machine.cancel(id: id)
-            mutex.unlock()
-            waiter?.resume()
+        } cancel: {
+            machine.cancel(id: id)
+        } takeOutcome: {
+            machine.takeOutcome(id: id)
         }
-        mutex.lock()
-        defer { mutex.unlock() }
-        return machine.takeOutcome(id: id)
     }
 
     /// The readers waiting now (for tests; it may change as soon as it is read).
@@ -204,6 +200,8 @@ public final class AsyncLazy<Value: Sendable> {
         return machine.waitingCount
     }
 }
+
+extension AsyncLazy: WaiterOwner {}
 
 // `mutex` guards `machine` and the one write of `storage`, which `ready` publishes (releasing)
 // to the readers that see it set (acquiring); the other stored properties never change.

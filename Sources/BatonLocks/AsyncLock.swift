@@ -46,9 +46,11 @@ import CBatonPlatform
 ///   that takes the same lock waits for its parent to release it, which deadlocks if the parent
 ///   awaits the child inside the section.
 public final class AsyncLock {
-    private let mutex = PlatformMutex()
+    /// Guards `machine`.
+    let mutex = PlatformMutex()
     /// Guarded by `mutex`. The mutex, not the runtime's exclusivity check, keeps accesses apart.
     @exclusivity(unchecked) private var machine = AsyncLockStateMachine()
+    /// Never changes after init; needs no lock.
     let identity: LockIdentity
 
     /// Creates an unlocked lock.
@@ -164,23 +166,21 @@ public final class AsyncLock {
     private func suspend(
         _ owner: AsyncLockStateMachine.Owner, id: UInt64, isolation: isolated (any Actor)?
     ) async throws(CancellationError) {
-        await withTaskCancellationHandler {
-            await withUnsafeContinuation(isolation: isolation) { continuation in
-                mutex.lock()
-                let now = machine.enqueue(
-                    continuation, owner: owner, priority: Task.currentPriority, id: id, cancelled: Task.isCancelled)
-                mutex.unlock()
-                now?.resume()
+        let acquired = await suspendAsWaiter(isolation: isolation) { continuation in
+            let enqueue = machine.enqueue(
+                continuation, owner: owner, priority: Task.currentPriority, id: id, cancelled: Task.isCancelled)
+            switch enqueue {
+            case .resumeNow(let now):
+                return now
+            case .wait(let donating):
+                if let donating { raiseHolder(to: donating) }
+                return nil
             }
-        } onCancel: {
-            mutex.lock()
-            let waiter = machine.cancel(id: id)
-            mutex.unlock()
-            waiter?.resume()
+        } cancel: {
+            machine.cancel(id: id)
+        } takeOutcome: {
+            machine.takeOutcome(id: id)
         }
-        mutex.lock()
-        let acquired = machine.takeOutcome(id: id)
-        mutex.unlock()
         guard acquired else { throw CancellationError() }
         if Task.isCancelled {
             // Handed the lock as the task was being cancelled: pass it on instead of running a
@@ -193,9 +193,21 @@ public final class AsyncLock {
     @usableFromInline
     func release() {
         mutex.lock()
-        let next = machine.release()
-        mutex.unlock()
-        next?.resume()
+        switch machine.release() {
+        case .free:
+            mutex.unlock()
+        case .handOver(let next, let donating):
+            if let donating { raiseHolder(to: donating) }
+            mutex.unlock()
+            next.resume()
+        }
+    }
+
+    /// Donates `priority` to the task holding the lock. Called under `mutex`: the holder is
+    /// alive while it is the holder, and only then.
+    private func raiseHolder(to priority: AsyncLockStateMachine.Priority) {
+        guard let holder = machine.holder else { return }
+        machine.donated(holderPriority: holder.withTask { donate(priority.taskPriority, to: $0) })
     }
 
     /// The tasks waiting now (for tests; it may change as soon as it is read).
@@ -212,6 +224,19 @@ public final class AsyncLock {
         return machine.holder != nil
     }
 }
+
+extension AsyncLockStateMachine.Owner {
+    /// Runs `body` with a handle to the task; only while the task is alive.
+    func withTask<Result>(_ body: (UnsafeCurrentTask) -> Result) -> Result {
+        withUnsafeTemporaryAllocation(of: UInt.self, capacity: 1) { buffer in
+            buffer[0] = taskBits
+            // A copy of the handle, retained and released like any copy: balanced.
+            return body(UnsafeRawPointer(buffer.baseAddress!).load(as: UnsafeCurrentTask.self))
+        }
+    }
+}
+
+extension AsyncLock: WaiterOwner {}
 
 // `mutex` guards `machine`; `identity` never changes after init.
 extension AsyncLock: @unchecked Sendable {}

@@ -38,12 +38,15 @@ import Atomics
 /// released.
 public final class AsyncSemaphore {
     /// Free permits when positive; otherwise minus the tasks registered as waiting (see
-    /// `AsyncSemaphoreStateMachine`). Taken and returned without the mutex on the fast paths.
+    /// `AsyncSemaphoreStateMachine`). Atomic: taken and returned without the mutex on the fast
+    /// paths; changed under `mutex` on the slow ones.
     @usableFromInline let count: UnsafeAtomic<Int>
-    private let mutex = PlatformMutex()
+    /// Guards `machine`.
+    let mutex = PlatformMutex()
     /// Guarded by `mutex`. The mutex, not the runtime's exclusivity check, keeps accesses apart.
     @exclusivity(unchecked) private var machine = AsyncSemaphoreStateMachine()
     /// The IDs under which waiters queue, so that a cancellation handler can find its waiter.
+    /// Atomic; needs no lock.
     private let lastID: UnsafeAtomic<UInt64>
 
     /// Creates a semaphore with `value` permits.
@@ -99,22 +102,22 @@ public final class AsyncSemaphore {
     @usableFromInline
     func suspend(isolation: isolated (any Actor)?) async throws(CancellationError) {
         let id = lastID.loadThenWrappingIncrement(ordering: .relaxed)
-        await withTaskCancellationHandler {
-            await withUnsafeContinuation(isolation: isolation) { continuation in
-                mutex.lock()
-                let now = machine.register(continuation, id: id, cancelled: Task.isCancelled, count: count)
-                mutex.unlock()
-                now?.resume()
+        let acquired = await suspendAsWaiter(isolation: isolation) { continuation in
+            switch machine.register(continuation, id: id, cancelled: Task.isCancelled) {
+            case .resumeNow(let now):
+                return now
+            case .decrementCount:
+                let permitFree = count.loadThenWrappingDecrement(ordering: .acquiringAndReleasing) > 0
+                return machine.registered(continuation, id: id, permitFree: permitFree)
             }
-        } onCancel: {
-            mutex.lock()
-            let waiter = machine.cancel(id: id, count: count)
-            mutex.unlock()
-            waiter?.resume()
+        } cancel: {
+            switch machine.cancel(id: id) {
+            case .notQueued: nil
+            case .withdrawRegistration: withdrawRegistration() ? machine.withdrawn(id: id) : nil
+            }
+        } takeOutcome: {
+            machine.takeOutcome(id: id)
         }
-        mutex.lock()
-        let acquired = machine.takeOutcome(id: id)
-        mutex.unlock()
         guard acquired else { throw CancellationError() }
         if Task.isCancelled {
             // Handed a permit as the task was being cancelled: pass it on rather than run a
@@ -122,6 +125,21 @@ public final class AsyncSemaphore {
             signal()
             throw CancellationError()
         }
+    }
+
+    /// Takes back one registration that no signal has claimed (the count is negative), for a
+    /// cancelled waiter; `false` if every registration is claimed. Called under `mutex`, while
+    /// only signals change the count, and only upwards.
+    private func withdrawRegistration() -> Bool {
+        var current = count.load(ordering: .acquiring)
+        while current < 0 {
+            let (exchanged, original) = count.weakCompareExchange(
+                expected: current, desired: current + 1, successOrdering: .acquiringAndReleasing,
+                failureOrdering: .acquiring)
+            if exchanged { return true }
+            current = original
+        }
+        return false
     }
 
     /// Returns a permit: resumes the first waiting task with it, or keeps it for the next
@@ -174,7 +192,7 @@ public final class AsyncSemaphore {
     var waitingCount: Int {
         mutex.lock()
         defer { mutex.unlock() }
-        return machine.waiters.count
+        return machine.waitingCount
     }
 
     /// The permits free now (for tests; it may change as soon as it is read).
@@ -182,6 +200,8 @@ public final class AsyncSemaphore {
         max(0, count.load(ordering: .acquiring))
     }
 }
+
+extension AsyncSemaphore: WaiterOwner {}
 
 // `mutex` guards `machine`; `count` and `lastID` are atomic.
 extension AsyncSemaphore: @unchecked Sendable {}

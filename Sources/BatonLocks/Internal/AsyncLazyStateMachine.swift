@@ -1,6 +1,8 @@
 /// The single-flight initialisation of an ``AsyncLazy``: who runs the initializer and who waits
-/// for it. Pure state, changed only under the lazy value's mutex; each transition returns the
-/// continuations to resume once the mutex is released.
+/// for it. Pure state, changed only under the lazy value's mutex. Each transition returns what
+/// the caller must do: resume waiters once the mutex is released, or donate a waiter's priority
+/// to the task running the initializer, which the caller does before it releases the mutex,
+/// while that task is certainly alive.
 struct AsyncLazyStateMachine<Value: Sendable> {
     /// What a waiter is resumed with.
     enum Outcome {
@@ -14,38 +16,27 @@ struct AsyncLazyStateMachine<Value: Sendable> {
         case cancelled
     }
 
-    /// Resumed once the waiter's outcome is recorded in `outcomes`.
     typealias Continuation = UnsafeContinuation<Void, Never>
-
-    private struct Waiter {
-        let continuation: Continuation
-        let id: UInt64
-        /// Valid while the task waits or leads, which outlasts its stay in this state.
-        let task: UnsafeCurrentTask
-        let priority: TaskPriority
-    }
 
     private enum State {
         case idle
         /// `leader` runs the initializer; valid until it reports the outcome.
         case running(leader: UnsafeCurrentTask)
-        case done
+        /// The initializer returned this value.
+        case done(Value)
     }
 
     private var state = State.idle
-    private var waiters = WaiterQueue<Waiter>()
-    /// What each resumed waiter was resumed with, kept until the waiter takes it under the mutex.
-    /// Handing it over through the continuation instead would pass it by way of the concurrency
-    /// runtime, whose synchronisation Thread Sanitizer cannot see when a waiter is resumed before
-    /// it has finished suspending.
-    private var outcomes: [UInt64: Outcome] = [:]
+    /// The readers waiting for the attempt in progress, each with its task (valid while it waits
+    /// or leads, which outlasts its stay here), and what each resumed one was resumed with.
+    private var waiters = Waiters<Outcome, UnsafeCurrentTask>()
     private var lastID: UInt64 = 0
 
     var waitingCount: Int { waiters.count }
 
     enum Read {
-        /// The value is there: read it.
-        case done
+        /// The value is there.
+        case done(Value)
         /// No one runs the initializer: the caller does.
         case lead
         /// Another task runs it: queue under this ID.
@@ -56,8 +47,8 @@ struct AsyncLazyStateMachine<Value: Sendable> {
 
     mutating func read(_ task: UnsafeCurrentTask) -> Read {
         switch state {
-        case .done:
-            return .done
+        case .done(let value):
+            return .done(value)
         case .idle:
             state = .running(leader: task)
             return .lead
@@ -68,39 +59,42 @@ struct AsyncLazyStateMachine<Value: Sendable> {
         }
     }
 
-    /// Queues a waiter, unless the attempt ended meanwhile, and donates its priority to the
-    /// task running the initializer.
+    enum Enqueue {
+        /// Resume the waiter at once (its outcome recorded): the attempt ended meanwhile, or its
+        /// task is cancelled.
+        case resumeNow(Continuation)
+        /// It waits. The caller donates the waiter's priority to `leader`, the task running the
+        /// initializer, before it releases the mutex (the leader is alive until it reports the
+        /// outcome, which takes the mutex).
+        case wait(donatingTo: UnsafeCurrentTask)
+    }
+
+    /// Queues a waiter, unless the attempt ended meanwhile.
     ///
-    /// - Returns: The continuation to resume at once (its outcome recorded), or `nil` if it now
-    ///   waits.
+    /// - Parameter cancelled: Whether the waiter's task is cancelled; read under the mutex, so a
+    ///   cancellation handler that runs later finds the waiter queued.
     mutating func enqueue(
-        _ continuation: Continuation, task: UnsafeCurrentTask, priority: TaskPriority, id: UInt64,
-        cancelled: Bool, value: () -> Value
-    ) -> Continuation? {
+        _ continuation: Continuation, task: UnsafeCurrentTask, id: UInt64, cancelled: Bool
+    ) -> Enqueue {
         switch state {
-        case .done:
-            outcomes[id] = .value(value())
-            return continuation
+        case .done(let value):
+            return .resumeNow(waiters.resolve(continuation, id: id, with: .value(value)))
         case .idle:
             state = .running(leader: task)
-            outcomes[id] = .lead
-            return continuation
+            return .resumeNow(waiters.resolve(continuation, id: id, with: .lead))
         case .running(let leader):
-            if cancelled {
-                outcomes[id] = .cancelled
-                return continuation
-            }
-            waiters.append(Waiter(continuation: continuation, id: id, task: task, priority: priority), id: id)
-            // Under the mutex, so the leader is still running the initializer, hence alive.
-            if leader.priority < priority { escalate(leader, to: priority) }
-            return nil
+            if cancelled { return .resumeNow(waiters.resolve(continuation, id: id, with: .cancelled)) }
+            waiters.append(continuation, id: id, task)
+            return .wait(donatingTo: leader)
         }
     }
 
     /// The initializer returned `value`: every waiter gets it.
+    ///
+    /// - Returns: The continuations to resume.
     mutating func succeed(_ value: Value) -> [Continuation] {
-        state = .done
-        return drain(with: .value(value))
+        state = .done(value)
+        return waiters.removeAll(with: .value(value))
     }
 
     /// The initializer threw `error`. If the leader was cancelled, the first waiter runs it again
@@ -111,36 +105,25 @@ struct AsyncLazyStateMachine<Value: Sendable> {
     mutating func fail(_ error: any Error, leaderCancelled: Bool) -> [Continuation] {
         guard leaderCancelled else {
             state = .idle
-            return drain(with: .failure(error))
+            return waiters.removeAll(with: .failure(error))
         }
-        guard let next = waiters.popFirst() else {
+        guard let next = waiters.removeFirst(with: .lead) else {
             state = .idle
             return []
         }
-        state = .running(leader: next.task)
-        outcomes[next.id] = .lead
+        state = .running(leader: next.info)
         return [next.continuation]
     }
 
     /// Takes a cancelled waiter out; `nil` if it was already resumed (or never queued).
+    ///
+    /// - Returns: The continuation to resume (its outcome recorded).
     mutating func cancel(id: UInt64) -> Continuation? {
-        guard let waiter = waiters.remove(id: id) else { return nil }
-        outcomes[id] = .cancelled
-        return waiter.continuation
+        waiters.remove(id: id, with: .cancelled)?.continuation
     }
 
     /// The outcome a resumed waiter was resumed with.
     mutating func takeOutcome(id: UInt64) -> Outcome {
-        outcomes.removeValue(forKey: id)!
-    }
-
-    private mutating func drain(with outcome: Outcome) -> [Continuation] {
-        var continuations: [Continuation] = []
-        continuations.reserveCapacity(waiters.count)
-        while let waiter = waiters.popFirst() {
-            outcomes[waiter.id] = outcome
-            continuations.append(waiter.continuation)
-        }
-        return continuations
+        waiters.takeOutcome(id: id)
     }
 }

@@ -1,13 +1,13 @@
 /// The holder and waiters of an ``AsyncLock``: pure state, changed only under the lock's mutex.
-/// Each transition returns what the caller must do once the mutex is released, except priority
-/// donation, which must reach the holder while it is certainly alive (see `donate(_:)`).
+/// Each transition returns what the caller must do: resume a waiter once the mutex is released,
+/// or donate a priority to the holder, which the caller does before it releases the mutex, while
+/// the holder is certainly alive.
 struct AsyncLockStateMachine {
-    /// Resumed once the waiter's outcome is recorded in `outcomes`.
     typealias Continuation = UnsafeContinuation<Void, Never>
 
     /// A task holding or wanting the lock, and where it asked.
     struct Owner {
-        /// The task's handle, as its bits: it identifies the task, and `withTask` turns it back
+        /// The task's handle, as its bits: it identifies the task, and `AsyncLock` turns it back
         /// into a handle while the task is known to be alive (inside `withLock`, which outlives
         /// its stay in this state). Bits, not the handle itself, because copying the handle (a
         /// resilient, reference-counted struct) in and out of this state made the uncontended
@@ -23,34 +23,33 @@ struct AsyncLockStateMachine {
         }
 
         var site: SourceSite { SourceSite(file, line) }
-
-        /// Runs `body` with a handle to the task; only while the task is alive.
-        func withTask<Result>(_ body: (UnsafeCurrentTask) -> Result) -> Result {
-            withUnsafeTemporaryAllocation(of: UInt.self, capacity: 1) { buffer in
-                buffer[0] = taskBits
-                // A copy of the handle, retained and released like any copy: balanced.
-                return body(UnsafeRawPointer(buffer.baseAddress!).load(as: UnsafeCurrentTask.self))
-            }
-        }
     }
 
-    private struct Waiter {
-        let continuation: Continuation
-        let id: UInt64
+    /// A priority to donate, or a waiter's. Raw, so that what holds one has a fixed layout:
+    /// `TaskPriority` is resilient, and an action or a queued waiter holding one goes through
+    /// runtime metadata and value witnesses, which the uncontended release would pay for.
+    struct Priority {
+        let rawValue: UInt8
+
+        init(_ priority: TaskPriority) {
+            rawValue = priority.rawValue
+        }
+
+        var taskPriority: TaskPriority { TaskPriority(rawValue: rawValue) }
+    }
+
+    /// What the machine keeps about a queued waiter.
+    private struct Waiting {
         let owner: Owner
-        let priority: TaskPriority
+        let priority: Priority
     }
 
     private(set) var holder: Owner?
-    /// What each resumed waiter was resumed for (`true`: it holds the lock; `false`:
-    /// cancelled), kept until the waiter takes it under the mutex. Handing it over through the
-    /// continuation instead would pass it by way of the concurrency runtime, whose
-    /// synchronisation Thread Sanitizer cannot see when a waiter is resumed before it has
-    /// finished suspending.
-    private var outcomes: [UInt64: Bool] = [:]
-    private var waiters = WaiterQueue<Waiter>()
-    /// The holder's priority as last read or raised here, `nil` until a waiter needs it: a
-    /// waiter of no higher priority then donates without asking the runtime again.
+    /// The tasks waiting for the lock, and what each resumed one was resumed for (`true`: it
+    /// holds the lock; `false`: cancelled).
+    private var waiters = Waiters<Bool, Waiting>()
+    /// The holder's priority as last read or raised by a donation, `nil` until a waiter needs
+    /// it: a waiter of no higher priority then donates without asking the runtime again.
     private var holderPriority: TaskPriority?
     /// How many queued waiters have each priority: the highest is donated to each new holder.
     private var waitingPriorities = PriorityCounts()
@@ -86,73 +85,84 @@ struct AsyncLockStateMachine {
         return .wait(id: lastID)
     }
 
-    /// Queues a waiter that found the lock held, unless the situation changed meanwhile, and
-    /// donates its priority to the holder.
+    enum Enqueue {
+        /// Resume the waiter at once (its outcome recorded): it holds the lock, or its task is
+        /// cancelled.
+        case resumeNow(Continuation)
+        /// It waits. With a priority, the caller raises the holder's task to it before it
+        /// releases the mutex (the holder is alive while it holds the lock, and only then), and
+        /// reports the holder's priority with `donated(holderPriority:)`.
+        case wait(donating: Priority?)
+    }
+
+    /// Queues a waiter that found the lock held, unless the situation changed meanwhile; its
+    /// priority is to be donated to the holder.
     ///
     /// - Parameter cancelled: Whether the waiter's task is cancelled; read under the mutex, so a
     ///   cancellation handler that runs later finds the waiter queued.
-    /// - Returns: The continuation to resume at once (its outcome recorded), or `nil` if it now
-    ///   waits.
     mutating func enqueue(
         _ continuation: Continuation, owner: Owner, priority: TaskPriority, id: UInt64, cancelled: Bool
-    ) -> Continuation? {
+    ) -> Enqueue {
         guard holder != nil else {
             // Released between `acquire` and now; a release hands the lock to the first waiter,
             // so no one is queued ahead.
             holder = owner
             holderPriority = priority
-            outcomes[id] = true
-            return continuation
+            return .resumeNow(waiters.resolve(continuation, id: id, with: true))
         }
-        if cancelled {
-            outcomes[id] = false
-            return continuation
-        }
-        waiters.append(Waiter(continuation: continuation, id: id, owner: owner, priority: priority), id: id)
+        if cancelled { return .resumeNow(waiters.resolve(continuation, id: id, with: false)) }
+        waiters.append(continuation, id: id, Waiting(owner: owner, priority: Priority(priority)))
         waitingPriorities.add(priority)
-        donate(priority)
-        return nil
+        return .wait(donating: donation(priority))
     }
 
-    /// Releases the lock: hands it to the first waiter and returns its continuation, or frees it.
-    mutating func release() -> Continuation? {
-        guard let next = waiters.popFirst() else {
+    enum Release {
+        /// No task waits: the lock is free.
+        case free
+        /// The lock is handed to the waiter of this continuation, to resume after the mutex is
+        /// released. With a priority (a waiter behind it has a higher one), the caller first
+        /// raises the new holder's task to it, as for `Enqueue.wait(donating:)`.
+        case handOver(Continuation, donating: Priority?)
+    }
+
+    /// Releases the lock: hands it to the first waiter, or frees it.
+    mutating func release() -> Release {
+        guard let next = waiters.removeFirst(with: true) else {
             holder = nil
-            return nil
+            return .free
         }
-        waitingPriorities.remove(next.priority)
-        holder = next.owner
-        holderPriority = next.priority
-        if let highest = waitingPriorities.highest { donate(highest) }
-        outcomes[next.id] = true
-        return next.continuation
+        waitingPriorities.remove(next.info.priority.taskPriority)
+        holder = next.info.owner
+        holderPriority = next.info.priority.taskPriority
+        return .handOver(next.continuation, donating: waitingPriorities.highest.flatMap(donation))
     }
 
     /// Takes a cancelled waiter out; `nil` if it was already handed the lock (or never queued).
+    ///
+    /// - Returns: The continuation to resume (its outcome recorded).
     mutating func cancel(id: UInt64) -> Continuation? {
-        guard let waiter = waiters.remove(id: id) else { return nil }
-        waitingPriorities.remove(waiter.priority)
-        outcomes[id] = false
+        guard let waiter = waiters.remove(id: id, with: false) else { return nil }
+        waitingPriorities.remove(waiter.info.priority.taskPriority)
         return waiter.continuation
     }
 
     /// The outcome a resumed waiter was resumed for: `true` if it holds the lock.
     mutating func takeOutcome(id: UInt64) -> Bool {
-        outcomes.removeValue(forKey: id)!
+        waiters.takeOutcome(id: id)
     }
 
-    /// Raises the holder's task to `priority`, so that a low-priority holder that a
-    /// high-priority task waits for is not starved by medium-priority work. Done under the
-    /// mutex: the holder is alive while it is the holder, and only then.
-    private mutating func donate(_ priority: TaskPriority) {
-        if let known = holderPriority, known >= priority { return }
-        guard let holder else { return }
-        holderPriority = holder.withTask { task in
-            let current = task.priority
-            guard current < priority else { return current }
-            escalate(task, to: priority)
-            return priority
-        }
+    /// The holder's task now runs at `priority`, as the caller read or raised it for a donation.
+    mutating func donated(holderPriority priority: TaskPriority) {
+        holderPriority = priority
+    }
+
+    /// The priority a waiter of `priority` is to donate to the holder: `nil` if the holder is
+    /// known to run at least that high. Donating raises a low-priority holder that a
+    /// high-priority task waits for, so that medium-priority work does not starve it.
+    private func donation(_ priority: TaskPriority) -> Priority? {
+        if let known = holderPriority, known >= priority { return nil }
+        guard holder != nil else { return nil }
+        return Priority(priority)
     }
 }
 
@@ -180,15 +190,4 @@ struct PriorityCounts {
         counts[index].count -= 1
         if counts[index].count == 0 { counts.remove(at: index) }
     }
-}
-
-/// Raises `task`'s priority to at least `priority`, where the runtime can (Swift 6.2's
-/// `UnsafeCurrentTask.escalatePriority(to:)`); on older Apple releases, and with a compiler
-/// older than 6.2, it does nothing.
-func escalate(_ task: UnsafeCurrentTask, to priority: TaskPriority) {
-    #if compiler(>=6.2)
-    if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
-        task.escalatePriority(to: priority)
-    }
-    #endif
 }

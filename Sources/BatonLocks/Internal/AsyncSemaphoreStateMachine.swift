@@ -1,8 +1,7 @@
-import Atomics
-
 /// The waiters of an ``AsyncSemaphore`` and the slow-path transitions of its count: pure state,
 /// changed only under the semaphore's mutex. Each transition returns what the caller must do
-/// once the mutex is released.
+/// once the mutex is released; the count's atomic operations are the semaphore's, and their
+/// results come in here as arguments.
 ///
 /// The count itself is an atomic word outside the mutex, so that a free permit is taken, and a
 /// permit nobody waits for is returned, with one atomic operation and no lock. It holds the free
@@ -18,77 +17,77 @@ import Atomics
 /// claimed it stays queued, is handed its permit, and passes it on. Withdrawing a claimed waiter
 /// would leave its signal to pop whoever queued next, a permit made out of nothing.
 struct AsyncSemaphoreStateMachine {
-    /// Resumed once the waiter's outcome is recorded in `outcomes`.
     typealias Continuation = UnsafeContinuation<Void, Never>
 
-    struct Waiter {
-        let continuation: Continuation
-        let id: UInt64
+    /// The tasks waiting, and what each resumed one was resumed for (`true`: a permit; `false`:
+    /// cancelled).
+    private var waiters = Waiters<Bool, Void>()
+
+    var waitingCount: Int { waiters.count }
+
+    /// What a waiter that found no free permit does.
+    enum Register {
+        /// Its task is cancelled: resume it at once (its outcome recorded). It takes nothing, and
+        /// the count stays as it is: a registration taken back would be one a signal may
+        /// already have claimed.
+        case resumeNow(Continuation)
+        /// It registers: the caller decrements the count, then reports with
+        /// `registered(_:id:permitFree:)`.
+        case decrementCount
     }
 
-    private(set) var waiters = WaiterQueue<Waiter>()
-    /// What each resumed waiter was resumed for (`true`: a permit; `false`: cancelled), kept
-    /// until the waiter takes it under the mutex. Handing it over through the continuation
-    /// instead would pass it by way of the concurrency runtime, whose synchronisation Thread
-    /// Sanitizer cannot see when a waiter is resumed before it has finished suspending.
-    private var outcomes: [UInt64: Bool] = [:]
-
-    /// Registers a waiter that found no free permit and queues it, unless a permit came free
-    /// meanwhile or its task is cancelled.
+    /// A waiter that found no free permit is about to register.
     ///
     /// - Parameter cancelled: Whether the waiter's task is cancelled; read under the mutex, so a
     ///   cancellation handler that runs later finds the waiter queued.
+    mutating func register(_ continuation: Continuation, id: UInt64, cancelled: Bool) -> Register {
+        cancelled ? .resumeNow(waiters.resolve(continuation, id: id, with: false)) : .decrementCount
+    }
+
+    /// A waiter has registered (decremented the count) and queues, unless a permit came free
+    /// meanwhile.
+    ///
+    /// - Parameter permitFree: Whether the count was positive before the decrement: a permit
+    ///   freed since the fast path looked is this waiter's; none is queued ahead, since the count
+    ///   is positive only while no one waits.
     /// - Returns: The continuation to resume at once (its outcome recorded), or `nil` if it now
     ///   waits.
-    mutating func register(
-        _ continuation: Continuation, id: UInt64, cancelled: Bool, count: UnsafeAtomic<Int>
-    ) -> Continuation? {
-        // Before the count is touched: a registration taken back would be one a signal may
-        // already have claimed.
-        if cancelled {
-            outcomes[id] = false
-            return continuation
-        }
-        // A permit freed since the fast path looked is this waiter's; none is queued ahead,
-        // since the count is positive only while no one waits.
-        if count.loadThenWrappingDecrement(ordering: .acquiringAndReleasing) > 0 {
-            outcomes[id] = true
-            return continuation
-        }
-        waiters.append(Waiter(continuation: continuation, id: id), id: id)
+    mutating func registered(_ continuation: Continuation, id: UInt64, permitFree: Bool) -> Continuation? {
+        if permitFree { return waiters.resolve(continuation, id: id, with: true) }
+        waiters.append(continuation, id: id, ())
         return nil
     }
 
     /// Hands the permit to the first waiter, owed it by a signal that found the count negative;
     /// `nil` if it has withdrawn meanwhile.
     mutating func popFirst() -> Continuation? {
-        guard let waiter = waiters.popFirst() else { return nil }
-        outcomes[waiter.id] = true
-        return waiter.continuation
+        waiters.removeFirst(with: true)?.continuation
     }
 
-    /// Takes a cancelled waiter out and withdraws an unclaimed registration; `nil` if it was
-    /// already handed a permit (or never queued), or if a signal on its way owes every queued
-    /// waiter a permit: it then stays queued, and passes its permit on when it gets it.
-    mutating func cancel(id: UInt64, count: UnsafeAtomic<Int>) -> Continuation? {
-        guard waiters.contains(id: id) else { return nil }
-        // Only signals change the count meanwhile, and only upwards.
-        var current = count.load(ordering: .acquiring)
-        while current < 0 {
-            let (exchanged, original) = count.weakCompareExchange(
-                expected: current, desired: current + 1, successOrdering: .acquiringAndReleasing,
-                failureOrdering: .acquiring)
-            if exchanged {
-                outcomes[id] = false
-                return waiters.remove(id: id)!.continuation
-            }
-            current = original
-        }
-        return nil
+    /// What a cancelled waiter does.
+    enum Cancel {
+        /// It was already handed a permit (or never queued): nothing to do.
+        case notQueued
+        /// It is queued: the caller withdraws an unclaimed registration from the count, if there
+        /// is one, and if so reports with `withdrawn(id:)`. If none is unclaimed, a signal on its
+        /// way owes every queued waiter a permit: it then stays queued, and passes its permit on
+        /// when it gets it.
+        case withdrawRegistration
+    }
+
+    /// The task of the waiter with this ID is cancelled.
+    func cancel(id: UInt64) -> Cancel {
+        waiters.contains(id: id) ? .withdrawRegistration : .notQueued
+    }
+
+    /// A cancelled waiter's registration is withdrawn: takes it out and returns its continuation
+    /// to resume (its outcome recorded).
+    mutating func withdrawn(id: UInt64) -> Continuation {
+        waiters.remove(id: id, with: false)!.continuation
     }
 
     /// The outcome a resumed waiter was resumed for: `true` if it holds a permit.
     mutating func takeOutcome(id: UInt64) -> Bool {
-        outcomes.removeValue(forKey: id)!
+        waiters.takeOutcome(id: id)
     }
 }
