@@ -48,38 +48,6 @@ import FoundationNetworking
 ///
 /// Thread safety: every method may be called from any thread, concurrently.
 public final class Fetcher {
-    /// How many times, and how far apart, transient failures are retried.
-    public struct RetryPolicy: Sendable {
-        /// The most attempts per request, at least 1 (1 means no retry).
-        public var attempts: Int
-        /// The wait before each retry.
-        public var backoff: Backoff
-        /// The longest wait a response's `Retry-After` can impose before a retry; a longer one is
-        /// cut to this. The wait before a retry is the longer of the backoff and `Retry-After`.
-        public var maximumRetryAfter: Duration
-
-        /// Creates a policy.
-        ///
-        /// - Parameters:
-        ///   - attempts: The most attempts per request, at least 1.
-        ///   - backoff: The wait before each retry.
-        ///   - maximumRetryAfter: The cap on a wait asked for by `Retry-After` (not negative);
-        ///     30 seconds by default.
-        public init(attempts: Int, backoff: Backoff, maximumRetryAfter: Duration = .seconds(30)) {
-            precondition(attempts >= 1, "Fetcher.RetryPolicy: attempts must be at least 1")
-            precondition(maximumRetryAfter >= .zero, "Fetcher.RetryPolicy: maximumRetryAfter must not be negative")
-            self.attempts = attempts
-            self.backoff = backoff
-            self.maximumRetryAfter = maximumRetryAfter
-        }
-
-        /// Up to 3 attempts, with jittered exponential backoff from 100 ms.
-        public static let standard = RetryPolicy(
-            attempts: 3, backoff: .jittered(initial: .milliseconds(100), maximum: .seconds(5)))
-        /// A single attempt.
-        public static let none = RetryPolicy(attempts: 1, backoff: .none)
-    }
-
     /// The most requests on the wire at once.
     public let maxConcurrentRequests: Int
     /// How long one attempt may take once sent, or `nil` for no limit but the transport's.
@@ -87,11 +55,14 @@ public final class Fetcher {
     /// The retry policy for idempotent requests.
     public let retryPolicy: RetryPolicy
 
+    /// Never changes after init, as every stored property but `machine`; they need no lock.
     private let transport: any HTTPTransport
     /// A session this fetcher created (to raise the connection limit), invalidated on deinit.
     private let ownedSession: URLSession?
     private let cache: (any FetchCache)?
-    private let retryTimer: RetryTimer
+    /// Where the waits before retries run.
+    let retryTimer: RetryTimer
+    /// Guards `machine`.
     private let lock = Lock(name: "Fetcher")
     /// Guarded by `lock`.
     private var machine: FetcherStateMachine
@@ -241,7 +212,10 @@ public final class Fetcher {
         }
         shared.future.whenComplete { caller.tryComplete(with: $0) }
         caller.onCancel {
-            if self.lock.withLock({ self.machine.leave(url, shared) }) { shared.future.cancel() }
+            switch self.lock.withLock({ self.machine.leave(url, shared) }) {
+            case .othersWait: break
+            case .cancelShared: shared.future.cancel()
+            }
         }
         return caller.future
     }
@@ -340,8 +314,8 @@ public final class Fetcher {
     /// to the requests of other callers.
     private func cancelHoldingSlots(_ requests: [Future<URLResult>]) {
         for request in requests { request.cancel() }
-        let starts = lock.withLock { machine.endHold() }
-        for start in starts { start() }
+        let sends = lock.withLock { machine.endHold() }
+        for ticket in sends { send(ticket) }
     }
 
     /// The number of requests waiting for a slot.
@@ -351,53 +325,26 @@ public final class Fetcher {
 
     // MARK: Attempts
 
-    static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
-
-    /// `request` with retries: transient failures of idempotent requests are tried again. When
-    /// they run out, the last response (any status) or error is the result.
-    private func perform(_ request: URLRequest, idempotent: Bool) -> Future<URLResult> {
-        let policy = retryPolicy
-        let retried = Future.retry(
-            attempts: idempotent ? policy.attempts : 1, while: Self.isTransient,
-            delay: { retry, error in Self.delay(beforeRetry: retry, after: error, policy: policy) },
-            timer: retryTimer
-        ) { self.attempt(request) }
-        // The last answer is the request's result: a transient status is still a response.
-        return retried.recover { error in
-            if let status = error as? HTTPStatusError { return .response(status.data, status.response) }
-            if error is CancellationError { throw error }
-            return .error(error, nil, nil)
-        }
-    }
-
-    /// The backoff for retry `number`, or what the response's `Retry-After` asks for (at most
-    /// the policy's cap) if that is longer.
-    static func delay(beforeRetry number: Int, after error: any Error, policy: RetryPolicy) -> Duration {
-        let backoff = policy.backoff.delay(beforeRetry: number)
-        guard let status = error as? HTTPStatusError, let asked = RetryAfter.delay(in: status.response) else {
-            return backoff
-        }
-        return max(backoff, min(asked, policy.maximumRetryAfter))
-    }
-
     /// One attempt: waits for a slot, sends the request, and fails on a transient status so
     /// that `retry` sees it.
-    private func attempt(_ request: URLRequest) -> Future<URLResult> {
-        let promise = Promise<URLResult>()
-        let ticket = FetcherStateMachine.Ticket()
-        let startNow = lock.withLock {
-            machine.admit(ticket) { self.send(request, promise) }
-        }
-        promise.onCancel {
+    func attempt(_ request: URLRequest) -> Future<URLResult> {
+        let ticket = FetcherStateMachine.Ticket(request: request, promise: Promise())
+        let admit = lock.withLock { machine.admit(ticket) }
+        ticket.promise.onCancel {
             // Queued: withdraw it. Running: `send` registered a handler that cancels the task.
             _ = self.lock.withLock { self.machine.withdraw(ticket) }
         }
-        if startNow { send(request, promise) }
-        return promise.future
+        switch admit {
+        case .send: send(ticket)
+        case .queued: break
+        }
+        return ticket.promise.future
     }
 
-    /// Sends `request` in a slot this call owns, and frees the slot when the transport reports.
-    private func send(_ request: URLRequest, _ promise: Promise<URLResult>) {
+    /// Sends the ticket's request in a slot this call owns, and frees the slot when the
+    /// transport reports.
+    private func send(_ ticket: FetcherStateMachine.Ticket) {
+        let (request, promise) = (ticket.request, ticket.promise)
         if promise.isCancelled {
             slotFreed()
             return
@@ -424,19 +371,10 @@ public final class Fetcher {
     }
 
     private func slotFreed() {
-        if let next = lock.withLock({ machine.finished() }) { next() }
-    }
-
-    /// Errors worth another attempt: timeouts, lost or refused connections (a body cut short
-    /// included), transient statuses.
-    static func isTransient(_ error: any Error) -> Bool {
-        if let status = error as? HTTPStatusError { return status.isTransient }
-        if (error as? FutureError)?.code == .timedOut { return true }
-        if let urlError = error as? URLError {
-            return [.timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed]
-                .contains(urlError.code)
+        switch lock.withLock({ machine.finished() }) {
+        case .slotFreed: break
+        case .send(let next): send(next)
         }
-        return false
     }
 
     /// The response reported for a body found in the cache.

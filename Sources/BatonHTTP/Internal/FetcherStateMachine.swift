@@ -1,21 +1,29 @@
 import BatonFutures
 import Foundation
 
-/// The bookkeeping of a ``Fetcher``: the concurrency limiter (requests running, requests
-/// waiting for a slot, first in first out) and the coalescing table (one shared fetch per URL in
-/// flight, with the number of callers waiting for it).
-///
-/// Every method is a transition made under the fetcher's lock; each returns what to do after
-/// the lock is released (start a request, cancel a shared fetch) and does none of it itself.
-struct FetcherStateMachine {
-    /// A request waiting for a slot; `start` sends it.
-    struct Waiting {
-        let ticket: Ticket
-        let start: @Sendable () -> Void
-    }
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
-    /// Identifies one queued request, so it can be withdrawn when cancelled.
-    final class Ticket: Sendable {}
+/// The bookkeeping of a ``Fetcher``: the concurrency limiter (requests running, requests
+/// waiting for a slot, first in first out), the coalescing table (one shared fetch per URL in
+/// flight, with the number of callers waiting for it) and the retry rules.
+///
+/// Every mutating method is a transition made under the fetcher's lock; each returns what to do
+/// after the lock is released (send a request, cancel a shared fetch) as a value, and does none
+/// of it itself.
+struct FetcherStateMachine {
+    /// One attempt at a request: what to send, and the promise of its result. It identifies the
+    /// attempt while it waits for a slot, so that it can be withdrawn when cancelled.
+    final class Ticket: Sendable {
+        let request: URLRequest
+        let promise: Promise<URLResult>
+
+        init(request: URLRequest, promise: Promise<URLResult>) {
+            self.request = request
+            self.promise = promise
+        }
+    }
 
     /// One fetch in flight that several callers share.
     final class Shared: Sendable {
@@ -27,7 +35,7 @@ struct FetcherStateMachine {
     /// Requests sent and not yet reported back by the transport.
     private(set) var running = 0
     /// Requests waiting for a slot, oldest first; `head` is the first not yet taken.
-    private var waiting: [Waiting?] = []
+    private var waiting: [Ticket?] = []
     private var head = 0
     /// Queued tickets, with their index in `waiting`.
     private var queuedIndex: [ObjectIdentifier: Int] = [:]
@@ -46,28 +54,42 @@ struct FetcherStateMachine {
 
     // MARK: Limiter
 
-    /// Takes a slot for a request, or queues it. Returns `true` if the caller must start it now.
+    enum Admit: Equatable {
+        /// A slot is the request's: the caller sends it now.
+        case send
+        /// It waits for a slot; a later transition hands it one.
+        case queued
+    }
+
+    /// Takes a slot for a request, or queues it.
     ///
     /// A free slot goes to the request only if none is queued (slots kept free by a hold
     /// belong to the queued requests first).
-    mutating func admit(_ ticket: Ticket, start: @escaping @Sendable () -> Void) -> Bool {
+    mutating func admit(_ ticket: Ticket) -> Admit {
         if running < maxConcurrentRequests && queuedIndex.isEmpty {
             running += 1
-            return true
+            return .send
         }
         queuedIndex[ObjectIdentifier(ticket)] = waiting.count
-        waiting.append(Waiting(ticket: ticket, start: start))
-        return false
+        waiting.append(ticket)
+        return .queued
     }
 
-    /// A running request has finished: frees its slot, or hands it to the oldest queued request,
-    /// whose `start` the caller must run. During a hold the slot stays free.
-    mutating func finished() -> (@Sendable () -> Void)? {
+    enum Finished {
+        /// The slot is free.
+        case slotFreed
+        /// The slot passes straight to this queued request: the caller sends it.
+        case send(Ticket)
+    }
+
+    /// A running request has finished (whatever its outcome): frees its slot, or hands it to the
+    /// oldest queued request. During a hold the slot stays free.
+    mutating func finished() -> Finished {
         if holds == 0, let next = takeOldestWaiting() {
-            return next.start  // the slot passes straight to it: `running` is unchanged
+            return .send(next)  // `running` is unchanged
         }
         running -= 1
-        return nil
+        return .slotFreed
     }
 
     /// Starts a hold: until the matching ``endHold()``, freed slots are not handed on.
@@ -75,29 +97,31 @@ struct FetcherStateMachine {
         holds += 1
     }
 
-    /// Ends a hold. When the last one ends, returns the `start` of each queued request that
-    /// gets one of the slots freed meanwhile; the caller must run them.
-    mutating func endHold() -> [@Sendable () -> Void] {
+    /// Ends a hold. When the last one ends, the queued requests that get one of the slots freed
+    /// meanwhile.
+    ///
+    /// - Returns: The requests the caller must send, oldest first.
+    mutating func endHold() -> [Ticket] {
         precondition(holds > 0, "FetcherStateMachine: endHold() without beginHold()")
         holds -= 1
         guard holds == 0 else { return [] }
-        var starts: [@Sendable () -> Void] = []
+        var sends: [Ticket] = []
         while running < maxConcurrentRequests, let next = takeOldestWaiting() {
             running += 1
-            starts.append(next.start)
+            sends.append(next)
         }
-        return starts
+        return sends
     }
 
     /// Removes and returns the oldest queued request, if any.
-    private mutating func takeOldestWaiting() -> Waiting? {
+    private mutating func takeOldestWaiting() -> Ticket? {
         defer { compactIfDrained() }
         while head < waiting.count {
             let next = waiting[head]
             waiting[head] = nil
             head += 1
             if let next {
-                queuedIndex[ObjectIdentifier(next.ticket)] = nil
+                queuedIndex[ObjectIdentifier(next)] = nil
                 return next
             }
         }
@@ -119,14 +143,14 @@ struct FetcherStateMachine {
             waiting.removeFirst(head)
             head = 0
             for (index, entry) in waiting.enumerated() {
-                if let entry { queuedIndex[ObjectIdentifier(entry.ticket)] = index }
+                if let entry { queuedIndex[ObjectIdentifier(entry)] = index }
             }
         }
     }
 
     // MARK: Coalescing
 
-    enum JoinAction {
+    enum Join {
         /// Another caller already fetches this URL: wait for its result.
         case joined(Shared)
         /// No fetch of this URL is in flight: the caller must start `shared`'s work.
@@ -134,7 +158,7 @@ struct FetcherStateMachine {
     }
 
     /// Joins the fetch of `url` in flight, or registers `make()` as the new one.
-    mutating func join(_ url: URL, make: () -> Shared) -> JoinAction {
+    mutating func join(_ url: URL, make: () -> Shared) -> Join {
         if let entry = inFlight[url] {
             inFlight[url] = (entry.shared, entry.callers + 1)
             return .joined(entry.shared)
@@ -144,16 +168,22 @@ struct FetcherStateMachine {
         return .startNew(shared)
     }
 
-    /// A caller no longer waits for `shared`. Returns `true` if it was the last one: the
-    /// caller must cancel the shared fetch.
-    mutating func leave(_ url: URL, _ shared: Shared) -> Bool {
-        guard let entry = inFlight[url], entry.shared === shared else { return false }
+    enum Leave: Equatable {
+        /// Other callers still wait for the shared fetch.
+        case othersWait
+        /// It was the last caller: the caller must cancel the shared fetch.
+        case cancelShared
+    }
+
+    /// A caller no longer waits for `shared`.
+    mutating func leave(_ url: URL, _ shared: Shared) -> Leave {
+        guard let entry = inFlight[url], entry.shared === shared else { return .othersWait }
         if entry.callers > 1 {
             inFlight[url] = (shared, entry.callers - 1)
-            return false
+            return .othersWait
         }
         inFlight[url] = nil
-        return true
+        return .cancelShared
     }
 
     /// The shared fetch has completed: later callers start a new one.
@@ -161,9 +191,67 @@ struct FetcherStateMachine {
         if let entry = inFlight[url], entry.shared === shared { inFlight[url] = nil }
     }
 
-    /// Removes every shared fetch, for cancelling them all.
+    /// Removes every shared fetch.
+    ///
+    /// - Returns: The shared fetches the caller must cancel.
     mutating func removeAllShared() -> [Shared] {
         defer { inFlight = [:] }
         return inFlight.values.map(\.shared)
+    }
+}
+
+extension FetcherStateMachine {
+    /// The retry rules for one request: pure, from the fetcher's policy, so they need no lock.
+    ///
+    /// The fetcher hands ``attempts``, ``isTransient(_:)`` and ``delay(beforeRetry:after:now:)`` to
+    /// `Future.retry`, which after each failed attempt decides as
+    /// ``decision(afterAttempt:failedWith:now:)`` does.
+    struct Retries: Sendable {
+        let policy: Fetcher.RetryPolicy
+        /// The most attempts: the policy's for an idempotent request, one otherwise.
+        let attempts: Int
+
+        init(policy: Fetcher.RetryPolicy, idempotent: Bool) {
+            self.policy = policy
+            attempts = idempotent ? policy.attempts : 1
+        }
+
+        enum Decision: Equatable {
+            /// Send the request again after this wait.
+            case retry(after: Duration)
+            /// Stop: the failure is the request's result.
+            case giveUp
+        }
+
+        /// What follows attempt `number` (from 1) that failed with `error`, at `now`.
+        func decision(afterAttempt number: Int, failedWith error: any Error, now: Date) -> Decision {
+            guard number < attempts, Self.isTransient(error) else { return .giveUp }
+            return .retry(after: delay(beforeRetry: number, after: error, now: now))
+        }
+
+        /// Errors worth another attempt: timeouts, lost or refused connections (a body cut short
+        /// included), transient statuses.
+        static func isTransient(_ error: any Error) -> Bool {
+            if let status = error as? HTTPStatusError { return status.isTransient }
+            if (error as? FutureError)?.code == .timedOut { return true }
+            if let urlError = error as? URLError {
+                let transient: [URLError.Code] = [
+                    .timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed,
+                ]
+                return transient.contains(urlError.code)
+            }
+            return false
+        }
+
+        /// The backoff for retry `number`, or what the response's `Retry-After` asks for at `now`
+        /// (at most the policy's cap) if that is longer.
+        func delay(beforeRetry number: Int, after error: any Error, now: Date) -> Duration {
+            let backoff = policy.backoff.delay(beforeRetry: number)
+            guard let status = error as? HTTPStatusError, let asked = RetryAfter.delay(in: status.response, now: now)
+            else {
+                return backoff
+            }
+            return max(backoff, min(asked, policy.maximumRetryAfter))
+        }
     }
 }

@@ -1,0 +1,59 @@
+import BatonFutures
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Fetcher {
+    /// How many times, and how far apart, transient failures are retried.
+    public struct RetryPolicy: Sendable {
+        /// The most attempts per request, at least 1 (1 means no retry).
+        public var attempts: Int
+        /// The wait before each retry.
+        public var backoff: Backoff
+        /// The longest wait a response's `Retry-After` can impose before a retry; a longer one is
+        /// cut to this. The wait before a retry is the longer of the backoff and `Retry-After`.
+        public var maximumRetryAfter: Duration
+
+        /// Creates a policy.
+        ///
+        /// - Parameters:
+        ///   - attempts: The most attempts per request, at least 1.
+        ///   - backoff: The wait before each retry.
+        ///   - maximumRetryAfter: The cap on a wait asked for by `Retry-After` (not negative);
+        ///     30 seconds by default.
+        public init(attempts: Int, backoff: Backoff, maximumRetryAfter: Duration = .seconds(30)) {
+            precondition(attempts >= 1, "Fetcher.RetryPolicy: attempts must be at least 1")
+            precondition(maximumRetryAfter >= .zero, "Fetcher.RetryPolicy: maximumRetryAfter must not be negative")
+            self.attempts = attempts
+            self.backoff = backoff
+            self.maximumRetryAfter = maximumRetryAfter
+        }
+
+        /// Up to 3 attempts, with jittered exponential backoff from 100 ms.
+        public static let standard = RetryPolicy(
+            attempts: 3, backoff: .jittered(initial: .milliseconds(100), maximum: .seconds(5)))
+        /// A single attempt.
+        public static let none = RetryPolicy(attempts: 1, backoff: .none)
+    }
+
+    static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+
+    /// `request` with retries: transient failures of idempotent requests are tried again. When
+    /// they run out, the last response (any status) or error is the result.
+    func perform(_ request: URLRequest, idempotent: Bool) -> Future<URLResult> {
+        let retries = FetcherStateMachine.Retries(policy: retryPolicy, idempotent: idempotent)
+        let retried = Future.retry(
+            attempts: retries.attempts, while: FetcherStateMachine.Retries.isTransient,
+            delay: { retry, error in retries.delay(beforeRetry: retry, after: error, now: Date()) },
+            timer: retryTimer
+        ) { self.attempt(request) }
+        // The last answer is the request's result: a transient status is still a response.
+        return retried.recover { error in
+            if let status = error as? HTTPStatusError { return .response(status.data, status.response) }
+            if error is CancellationError { throw error }
+            return .error(error, nil, nil)
+        }
+    }
+}
