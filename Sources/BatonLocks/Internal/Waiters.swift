@@ -9,7 +9,8 @@
 /// waiter is resumed before it has finished suspending.
 ///
 /// Pure state, not thread-safe: it lives inside a primitive's state machine, under that
-/// primitive's lock. Nothing here resumes a continuation.
+/// primitive's lock. It resumes no continuation; the primitive does, in
+/// `WaiterOwner.suspendAsWaiter` and its own transitions' actions.
 struct Waiters<Outcome, Info> {
     /// Resumed once the waiter's outcome is recorded.
     typealias Continuation = UnsafeContinuation<Void, Never>
