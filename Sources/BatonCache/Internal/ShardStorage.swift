@@ -1,33 +1,5 @@
 import Atomics
 
-/// The time limits of a cache, in nanoseconds of its ``CacheClock``.
-@usableFromInline
-struct Expiry: Sendable {
-    /// Entries expire this long after they were written, if set.
-    @usableFromInline let timeToLive: Int64?
-    /// Entries expire this long after they were last read (or written), if set.
-    @usableFromInline let timeToIdle: Int64?
-
-    @usableFromInline
-    init(timeToLive: Int64?, timeToIdle: Int64?) {
-        self.timeToLive = timeToLive
-        self.timeToIdle = timeToIdle
-    }
-
-    /// Whether every entry can expire; when not, and no entry has a lifetime of its own, no
-    /// operation reads the clock.
-    @inlinable var isEnabled: Bool { timeToLive != nil || timeToIdle != nil }
-
-    /// The deadline of an entry written at `now` with its own lifetime (nanoseconds), or the
-    /// cache's, or none (`Int64.max`). Saturates rather than wraps.
-    @inlinable
-    func deadline(writtenAt now: Int64, lifetime: Int64?) -> Int64 {
-        guard let lifetime = lifetime ?? timeToLive else { return .max }
-        let (sum, overflow) = now.addingReportingOverflow(lifetime)
-        return overflow ? .max : sum
-    }
-}
-
 /// What a lookup found.
 @usableFromInline
 enum Lookup<Value> {
@@ -64,31 +36,9 @@ enum StoreOutcome<Value> {
 /// passes the hash to every method that takes a key.
 @usableFromInline
 struct ShardStorage<Key: Hashable, Value> {
-    /// An entry's place in the policy's lists, its cost and deadline; its key and value are
-    /// in the index.
-    @usableFromInline
-    struct Slot {
-        @usableFromInline var cost: Int
-        /// When the value's lifetime ends, in clock nanoseconds: written time plus the entry's
-        /// own `timeToLive` or the cache's; `Int64.max` for never.
-        @usableFromInline var expiresAt: Int64
-        /// Towards the newest entry; `noSlot` at the newest.
-        @usableFromInline var newer: Int32
-        /// Towards the oldest entry; `noSlot` at the oldest. Links the free list too.
-        @usableFromInline var older: Int32
-        /// TinyLFU: whether the entry is on the window list rather than the main one.
-        @usableFromInline var inWindow: Bool
-
-        @inlinable
-        init(cost: Int, expiresAt: Int64) {
-            self.cost = cost
-            self.expiresAt = expiresAt
-            newer = noSlot
-            older = noSlot
-            inWindow = false
-        }
-    }
-
+    // Guarded by the owning ``CacheShard``'s `lock`: every `var` below is written under its
+    // write lock only and read under either; the atomics that `visited`, `lastRead` and
+    // `sketch` point to are written under the read lock too. The `let`s never change.
     @usableFromInline let policy: EvictionPolicy
     @usableFromInline let expiry: Expiry
     /// The whole cache's count and cost; every slot filled or freed here is reserved or
@@ -179,7 +129,7 @@ struct ShardStorage<Key: Hashable, Value> {
         }
         switch policy {
         case .lru: moveToNewest(slot)
-        case .sieve, .tinyLFU: if visited.load(i) == 0 { visited.store(1, at: i) }
+        case .sieve, .tinyLFU: markVisited(i)
         }
         return .hit(index.value(at: bucket))
     }
@@ -205,10 +155,7 @@ struct ShardStorage<Key: Hashable, Value> {
     ) -> StoreOutcome<Value> {
         if let sketch, sketch.isDueForAging { sketch.age() }
         if expiresAt != .max { mayExpire = true }
-        if mayExpire && now >= nextSweep {
-            nextSweep = now &+ writeSweepSpacing
-            if !wheel.isEmpty { removeExpired(now: now, evicted: &evicted) }
-        }
+        sweepIfDue(now: now, evicted: &evicted)
         let bucket = index.find(key, hash: hash)
         if bucket >= 0 {
             let slot = index.slot(at: bucket)
@@ -229,7 +176,7 @@ struct ShardStorage<Key: Hashable, Value> {
                 scheduleExpiry(slot, now: now)
                 switch policy {
                 case .lru: moveToNewest(slot)
-                case .sieve, .tinyLFU: if visited.load(i) == 0 { visited.store(1, at: i) }
+                case .sieve, .tinyLFU: markVisited(i)
                 }
                 evicted.append(key, old, .replaced)
                 return .stored
@@ -300,28 +247,6 @@ struct ShardStorage<Key: Hashable, Value> {
         return true
     }
 
-    /// Removes every expired entry, found through the wheel: O(expired entries, plus idle
-    /// entries whose check came due but that were read since, plus the wheel's buckets
-    /// passed), not O(n).
-    @usableFromInline
-    mutating func removeExpired(now: Int64, evicted: inout EvictionBatch<Key, Value>) {
-        guard mayExpire, !wheel.isEmpty else { return }
-        var due: [Int32] = []
-        wheel.expire(upTo: now, into: &due)
-        for slot in due {
-            if isExpired(Int(slot), now: now) {
-                let old = removeSlot(slot)
-                evicted.append(old.key, old.value, .expired)
-            } else {
-                // Read since it was scheduled: check again at its new idle deadline.
-                wheel.schedule(slot, at: nextCheck(Int(slot)))
-            }
-        }
-    }
-
-    /// Whether no entry of this shard can expire (so no sweep is needed for it).
-    @inlinable var hasNothingToExpire: Bool { wheel.isEmpty }
-
     /// Empties the shard and returns its index, so that the caller can report and release the
     /// entries after the lock is dropped; the caller owns it and frees it with
     /// ``ShardIndex/deallocate()``. The shard keeps its atomics and starts a new index.
@@ -337,271 +262,20 @@ struct ShardStorage<Key: Hashable, Value> {
 
     // MARK: The policy
 
-    /// The next entry to evict: LRU's oldest, or the first unvisited entry at or after
-    /// SIEVE's hand (clearing visited bits on the way). An expired entry is taken at once.
-    ///
-    /// TinyLFU: while the window holds fewer than its share of the shard, SIEVE's victim from
-    /// the main list. Otherwise the window's oldest entry (the candidate) meets SIEVE's victim:
-    /// if the sketch has seen the candidate asked for more often, the candidate moves to the
-    /// main list and the victim is evicted; if not (a tie included), the candidate is evicted.
-    /// So an entry read once, such as each key of a scan, leaves from the window without
-    /// displacing anything the main list holds.
+    /// The next entry to evict, by the policy: LRU's oldest, SIEVE's first unvisited entry at
+    /// or after its hand (clearing visited bits on the way), or TinyLFU's choice between its
+    /// window's oldest entry and SIEVE's victim (``tinyLFUVictim(now:)``). An expired entry is
+    /// taken at once.
     @inlinable
     mutating func chooseVictim(now: Int64) -> Int32? {
         switch policy {
         case .lru:
-            return oldest != noSlot ? oldest : nil
+            return lruVictim
         case .sieve:
             return oldest != noSlot ? sieveVictim(now: now) : nil
         case .tinyLFU:
-            let candidate = windowOldest
-            // Counting the entry about to be stored, the window would pass its share.
-            guard candidate != noSlot, windowCount >= windowShare || oldest == noSlot else {
-                return oldest != noSlot ? sieveVictim(now: now) : nil
-            }
-            if oldest == noSlot || (mayExpire && isExpired(Int(candidate), now: now)) { return candidate }
-            let victim = sieveVictim(now: now)
-            if mayExpire && isExpired(Int(victim), now: now) { return victim }
-            guard let sketch, sketch.estimate(hash(candidate)) > sketch.estimate(hash(victim)) else {
-                return candidate
-            }
-            promote(candidate)
-            return victim
+            return tinyLFUVictim(now: now)
         }
-    }
-
-    /// SIEVE on the main list (not empty): the first unvisited or expired entry at or after
-    /// the hand, clearing visited bits on the way; the hand stays on it.
-    @inlinable
-    mutating func sieveVictim(now: Int64) -> Int32 {
-        var slot = hand != noSlot ? hand : oldest
-        while true {
-            let i = Int(slot)
-            if visited.load(i) == 0 || (mayExpire && isExpired(i, now: now)) {
-                hand = slot
-                return slot
-            }
-            visited.store(0, at: i)
-            slot = slots[i].newer
-            if slot == noSlot { slot = oldest }
-        }
-    }
-
-    /// TinyLFU's window size: 1% of the shard's entries, at least one — enough to let a new
-    /// entry be asked for again before it must prove itself, small enough that the main list,
-    /// which keeps the frequently asked-for entries, has nearly all the room.
-    @inlinable var windowShare: Int { max(1, count / 100) }
-
-    /// The hash the sketch counts a slot's key under.
-    @inlinable
-    func hash(_ slot: Int32) -> Int {
-        index.hash(ofSlot: slot)
-    }
-
-    /// Moves a TinyLFU window entry to the newest end of the main list, unvisited.
-    @inlinable
-    mutating func promote(_ slot: Int32) {
-        unlink(slot)
-        slots[Int(slot)].inWindow = false
-        linkNewest(slot)
-        visited.store(0, at: Int(slot))
-    }
-
-    @inlinable
-    func isExpired(_ i: Int, now: Int64) -> Bool {
-        if now >= slots[i].expiresAt { return true }
-        if let timeToIdle = expiry.timeToIdle, let lastRead, now &- lastRead.load(i) >= timeToIdle {
-            return true
-        }
-        return false
-    }
-
-    /// When slot `i` should next be checked: the earlier of its deadline and its idle
-    /// deadline as of its last read; `Int64.max` if it can never expire.
-    @inlinable
-    func nextCheck(_ i: Int) -> Int64 {
-        var check = slots[i].expiresAt
-        if let timeToIdle = expiry.timeToIdle, let lastRead {
-            let (idleEnd, overflow) = lastRead.load(i).addingReportingOverflow(timeToIdle)
-            if !overflow { check = min(check, idleEnd) }
-        }
-        return check
-    }
-
-    /// Puts `slot` in the wheel at its next check, or takes it out if it can never expire.
-    @inlinable
-    mutating func scheduleExpiry(_ slot: Int32, now: Int64) {
-        guard mayExpire else { return }
-        let check = nextCheck(Int(slot))
-        if check == .max {
-            wheel.cancel(slot)
-        } else {
-            wheel.reschedule(slot, at: check)
-        }
-    }
-
-    // MARK: The slab and the list
-
-    @inlinable
-    mutating func insertNewest(_ key: Key, hash: Int, _ value: Value, cost: Int, expiresAt: Int64, now: Int64) {
-        let entry = Slot(cost: cost, expiresAt: expiresAt)
-        let slot: Int32
-        if freeSlot != noSlot {
-            slot = freeSlot
-            freeSlot = slots[Int(slot)].older
-            slots[Int(slot)] = entry
-        } else {
-            precondition(slots.count < Int(Int32.max), "MemoryCache: too many entries in one shard")
-            slot = Int32(slots.count)
-            slots.append(entry)
-            if slots.count > visited.capacity { growAtomics() }
-        }
-        let i = Int(slot)
-        visited.store(0, at: i)
-        lastRead?.store(now, at: i)
-        if policy == .tinyLFU { slots[i].inWindow = true }
-        linkNewest(slot)
-        index.insert(key, hash: hash, value: value, slot: slot)
-        totalCost += cost
-        scheduleExpiry(slot, now: now)
-        if policy == .tinyLFU {
-            if let sketch, count > sketch.capacity { self.sketch = sketch.grown(toHold: count) }
-            // Below the limits nothing is evicted: the window's overflow joins the main list.
-            if windowCount > windowShare { promote(windowOldest) }
-        }
-    }
-
-    @usableFromInline
-    mutating func growAtomics() {
-        let capacity = max(initialCapacity, slots.capacity, visited.capacity * 2)
-        visited = visited.grown(to: capacity, initial: 0)
-        lastRead = lastRead?.grown(to: capacity, initial: 0)
-    }
-
-    /// Unlinks a slot, frees it, gives its room back to the budget (unless the caller keeps it
-    /// for an entry it is about to store) and returns what it held.
-    @inlinable
-    mutating func removeSlot(
-        _ slot: Int32, releasingBudget: Bool = true
-    ) -> (key: Key, value: Value, cost: Int) {
-        let i = Int(slot)
-        if hand == slot { hand = slots[i].newer }
-        if mayExpire { wheel.cancel(slot) }
-        unlink(slot)
-        let (key, value) = index.remove(slot: slot)
-        let cost = slots[i].cost
-        totalCost -= cost
-        if releasingBudget { budget.release(count: 1, cost: cost) }
-        slots[i].older = freeSlot
-        freeSlot = slot
-        return (key, value, cost)
-    }
-
-    /// Links a slot at the newest end of its list: the window if it is marked so, the main
-    /// list otherwise.
-    @inlinable
-    mutating func linkNewest(_ slot: Int32) {
-        let i = Int(slot)
-        slots[i].newer = noSlot
-        if slots[i].inWindow {
-            slots[i].older = windowNewest
-            if windowNewest != noSlot {
-                slots[Int(windowNewest)].newer = slot
-            } else {
-                windowOldest = slot
-            }
-            windowNewest = slot
-            windowCount += 1
-            return
-        }
-        slots[i].older = newest
-        if newest != noSlot {
-            slots[Int(newest)].newer = slot
-        } else {
-            oldest = slot
-        }
-        newest = slot
-    }
-
-    @inlinable
-    mutating func unlink(_ slot: Int32) {
-        let i = Int(slot)
-        let newer = slots[i].newer
-        let older = slots[i].older
-        if slots[i].inWindow {
-            if newer != noSlot { slots[Int(newer)].older = older } else { windowNewest = older }
-            if older != noSlot { slots[Int(older)].newer = newer } else { windowOldest = newer }
-            windowCount -= 1
-            return
-        }
-        if newer != noSlot { slots[Int(newer)].older = older } else { newest = older }
-        if older != noSlot { slots[Int(older)].newer = newer } else { oldest = newer }
-    }
-
-    @inlinable
-    mutating func moveToNewest(_ slot: Int32) {
-        guard newest != slot else { return }
-        unlink(slot)
-        linkNewest(slot)
-    }
-
-    // MARK: Checks
-
-    /// Problems with the shard's structure, for tests: the list, the index, the free list and
-    /// the cost must agree. Empty when all is well.
-    func invariantViolations() -> [String] {
-        var problems: [String] = []
-        var seen = 0
-        var cost = 0
-        var windowSeen = 0
-        for (list, start, end) in [("list", oldest, newest), ("window", windowOldest, windowNewest)] {
-            var slot = start
-            var previous = noSlot
-            let before = seen
-            while slot != noSlot, seen <= slots.count {
-                let i = Int(slot)
-                guard index.hasEntry(inSlot: slot) else {
-                    problems.append("slot \(slot) is on the \(list) but empty")
-                    break
-                }
-                if index.slot(of: index.key(ofSlot: slot)) != slot {
-                    problems.append("index does not point at slot \(slot)")
-                }
-                if slots[i].older != previous { problems.append("slot \(slot) has a wrong back link") }
-                if slots[i].inWindow != (list == "window") { problems.append("slot \(slot) is on the wrong list") }
-                cost += slots[i].cost
-                seen += 1
-                previous = slot
-                slot = slots[i].newer
-            }
-            if previous != end { problems.append("the \(list) does not end at its newest entry") }
-            if list == "window" { windowSeen = seen - before }
-        }
-        if windowSeen != windowCount { problems.append("window holds \(windowSeen) entries, counted \(windowCount)") }
-        if policy != .tinyLFU && windowSeen != 0 { problems.append("a \(policy) shard has a window") }
-        if hand != noSlot && (!index.hasEntry(inSlot: hand) || slots[Int(hand)].inWindow) {
-            problems.append("the hand is not on the main list")
-        }
-        if seen != index.count { problems.append("lists hold \(seen) entries, index \(index.count)") }
-        if cost != totalCost { problems.append("costs add up to \(cost), recorded \(totalCost)") }
-        var free = 0
-        var slot = freeSlot
-        while slot != noSlot, free <= slots.count {
-            if index.hasEntry(inSlot: slot) { problems.append("free slot \(slot) holds a key") }
-            free += 1
-            slot = slots[Int(slot)].older
-        }
-        if free + seen != slots.count { problems.append("\(free) free + \(seen) used != \(slots.count) slots") }
-        var expiring = 0
-        index.forEach { _, _, slot in
-            guard nextCheck(Int(slot)) != .max else { return }
-            expiring += 1
-            if !wheel.isScheduled(slot) { problems.append("slot \(slot) can expire but is not scheduled") }
-        }
-        if wheel.count != expiring { problems.append("the wheel holds \(wheel.count) slots, \(expiring) can expire") }
-        problems += wheel.invariantViolations().map { "wheel: \($0)" }
-        problems += index.invariantViolations().map { "index: \($0)" }
-        return problems
     }
 }
 
@@ -611,10 +285,6 @@ struct ShardStorage<Key: Hashable, Value> {
 /// Slots a shard starts with room for in its atomics; they double as it grows.
 @usableFromInline let initialCapacity = 16
 
-/// How often, in clock nanoseconds, writes to a shard sweep its expired entries: about 134 ms.
-@usableFromInline let writeSweepSpacing: Int64 = 1 << 27
-
 // Each shard's state sits inside its ``CacheShard`` and is only touched under the shard's lock;
 // sharing it shares its keys and values, hence the conditions.
 extension ShardStorage: Sendable where Key: Sendable, Value: Sendable {}
-extension ShardStorage.Slot: Sendable where Key: Sendable, Value: Sendable {}
