@@ -71,8 +71,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Thread safety: may be read and set from any thread; concurrent setters take turns.
     /// The shard count chosen at init does not change.
     public var countLimit: Int? {
-        get { Self.limit(budget.reportedCountLimit) }
-        set { changeCountLimit(to: newValue) }
+        get { Self.limit(budget.reported(.count)) }
+        set { changeLimit(.count, to: newValue) }
     }
 
     /// The most total cost the cache holds, or `nil` for no limit.
@@ -81,8 +81,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// ``countLimit``: lowering it evicts (reason `.cost`) down to it before the setter
     /// returns, and `totalCost <= costLimit` holds at every instant. Must not be negative.
     public var costLimit: Int? {
-        get { Self.limit(budget.reportedCostLimit) }
-        set { changeCostLimit(to: newValue) }
+        get { Self.limit(budget.reported(.cost)) }
+        set { changeLimit(.cost, to: newValue) }
     }
     /// How long an entry lives after it is written, or `nil` for no limit; a write may give
     /// its entry a lifetime of its own instead (``setValue(_:forKey:cost:timeToLive:)``).
@@ -113,7 +113,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Whether a background sweep is scheduled.
     @usableFromInline let sweepScheduled = ManagedAtomic(false)
     let flights = SingleFlight<Key, Value>()
-    /// Serializes limit changes.
+    /// Serializes limit changes (``changeLimit(_:to:)``).
     let limitChange = Lock(name: "MemoryCache.limits")
 
     /// Creates an empty cache.
@@ -448,40 +448,26 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     // MARK: Changing limits
 
-    func changeCountLimit(to newValue: Int?) {
+    /// Sets `limit` to `newValue` (`nil` for none). Raising it takes effect at once. Lowering
+    /// it admits writes only up to the new limit at once, evicts by the policy down to it, and
+    /// only then publishes it, so the getter never reports a limit below what the cache holds.
+    func changeLimit(_ limit: CacheBudget.Limit, to newValue: Int?) {
+        let (name, reason): (String, EvictionReason) = limit == .count ? ("countLimit", .count) : ("costLimit", .cost)
         if let newValue {
-            precondition(newValue >= 0, "MemoryCache: countLimit must not be negative (got \(newValue))")
+            precondition(newValue >= 0, "MemoryCache: \(name) must not be negative (got \(newValue))")
         }
-        let limit = newValue ?? .max
+        let value = newValue ?? .max
         var evicted: [EvictionBatch<Key, Value>] = []
         limitChange.withLock {
-            if limit >= budget.reportedCountLimit {
-                budget.raiseCountLimit(to: limit)
+            if value >= budget.reported(limit) {
+                budget.raise(limit, to: value)
             } else {
-                budget.admitCount(upTo: limit)
-                evicted = trim(reason: .count, deliveringNow: false) { self.budget.count - limit }
-                budget.publishCountLimit(limit)
+                budget.admit(limit, upTo: value)
+                evicted = trim(reason: reason, deliveringNow: false) { self.budget.current(limit) - value }
+                budget.publish(limit, value)
             }
         }
         // Outside every lock, so a handler may use the cache, even set a limit.
-        for batch in evicted { deliver(batch) }
-    }
-
-    func changeCostLimit(to newValue: Int?) {
-        if let newValue {
-            precondition(newValue >= 0, "MemoryCache: costLimit must not be negative (got \(newValue))")
-        }
-        let limit = newValue ?? .max
-        var evicted: [EvictionBatch<Key, Value>] = []
-        limitChange.withLock {
-            if limit >= budget.reportedCostLimit {
-                budget.raiseCostLimit(to: limit)
-            } else {
-                budget.admitCost(upTo: limit)
-                evicted = trim(reason: .cost, deliveringNow: false) { self.budget.cost - limit }
-                budget.publishCostLimit(limit)
-            }
-        }
         for batch in evicted { deliver(batch) }
     }
 

@@ -115,48 +115,50 @@ final class CacheBudget {
 
     // MARK: Changing a limit (callers serialize these)
 
-    /// The count limit `MemoryCache.countLimit` reports (`Int.max` for none).
-    var reportedCountLimit: Int { publishedCountLimit.load(ordering: .acquiring) }
-    /// The cost limit `MemoryCache.costLimit` reports (`Int.max` for none).
-    var reportedCostLimit: Int { publishedCostLimit.load(ordering: .acquiring) }
-
-    /// Raises the count limit: published first, then admitted.
-    func raiseCountLimit(to limit: Int) {
-        publishedCountLimit.store(limit, ordering: .relaxed)
-        admittedCountLimit.store(limit, ordering: .relaxed)
-        countWord.wrappingIncrement(by: Self.epochStep, ordering: .releasing)
+    /// One of the two limits: on the number of entries or on their total cost.
+    enum Limit {
+        case count
+        case cost
     }
 
-    /// Admits no more than `limit` entries from now on; the caller evicts down to it and then
-    /// calls ``publishCountLimit(_:)``.
-    func admitCount(upTo limit: Int) {
-        admittedCountLimit.store(limit, ordering: .relaxed)
-        countWord.wrappingIncrement(by: Self.epochStep, ordering: .releasing)
+    /// The entries' count or total cost, as `limit` measures them.
+    func current(_ limit: Limit) -> Int {
+        words(limit).counter.load(ordering: .relaxed) & Self.valueMask
     }
 
-    /// Publishes a lowered count limit once the cache holds no more; a release store, so a
-    /// reader that loads it (acquiring) and then the count sees the evictions made for it.
-    func publishCountLimit(_ limit: Int) {
-        publishedCountLimit.store(limit, ordering: .releasing)
+    /// The value `MemoryCache.countLimit` or `costLimit` reports for `limit` (`Int.max` for
+    /// none).
+    func reported(_ limit: Limit) -> Int {
+        words(limit).published.load(ordering: .acquiring)
     }
 
-    /// Raises the cost limit: published first, then admitted.
-    func raiseCostLimit(to limit: Int) {
-        publishedCostLimit.store(limit, ordering: .relaxed)
-        admittedCostLimit.store(limit, ordering: .relaxed)
-        costWord.wrappingIncrement(by: Self.epochStep, ordering: .releasing)
+    /// Raises `limit` to `value`: published first, then admitted.
+    func raise(_ limit: Limit, to value: Int) {
+        words(limit).published.store(value, ordering: .relaxed)
+        admit(limit, upTo: value)
     }
 
-    /// Admits no more than `limit` total cost from now on; the caller evicts down to it and
-    /// then calls ``publishCostLimit(_:)``.
-    func admitCost(upTo limit: Int) {
-        admittedCostLimit.store(limit, ordering: .relaxed)
-        costWord.wrappingIncrement(by: Self.epochStep, ordering: .releasing)
+    /// Admits no more than `value` under `limit` from now on. When lowering a limit, the
+    /// caller evicts down to it and then calls ``publish(_:_:)``.
+    func admit(_ limit: Limit, upTo value: Int) {
+        words(limit).admitted.store(value, ordering: .relaxed)
+        words(limit).counter.wrappingIncrement(by: Self.epochStep, ordering: .releasing)
     }
 
-    /// Publishes a lowered cost limit once the cache holds no more (a release store).
-    func publishCostLimit(_ limit: Int) {
-        publishedCostLimit.store(limit, ordering: .releasing)
+    /// Publishes a lowered `limit` once the cache holds no more; a release store, so a reader
+    /// that loads it (acquiring) and then the count or cost sees the evictions made for it.
+    func publish(_ limit: Limit, _ value: Int) {
+        words(limit).published.store(value, ordering: .releasing)
+    }
+
+    /// The words that hold `limit`'s counter, its admission limit and its published limit.
+    func words(
+        _ limit: Limit
+    ) -> (counter: UnsafeAtomic<Int>, admitted: UnsafeAtomic<Int>, published: UnsafeAtomic<Int>) {
+        switch limit {
+        case .count: (countWord, admittedCountLimit, publishedCountLimit)
+        case .cost: (costWord, admittedCostLimit, publishedCostLimit)
+        }
     }
 }
 
