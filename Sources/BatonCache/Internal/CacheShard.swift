@@ -81,11 +81,6 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
     var hasNothingToExpire: Bool {
         lock.withReadLock { state.hasNothingToExpire }
     }
-
-    /// Structural problems in the shard (for tests), with its count and total cost.
-    func check() -> (problems: [String], count: Int, cost: Int) {
-        lock.withReadLock { (state.invariantViolations(), state.count, state.totalCost) }
-    }
 }
 
 // Every access to `state` goes through `lock`; the other properties are Sendable and never

@@ -10,7 +10,7 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     typealias Waiter = CheckedContinuation<Value, any Error>
 
     /// Guarded by its own lock: the waiters of each key being computed.
-    private let flights = Protected<[Key: [Waiter]]>([:])
+    let flights = Protected<[Key: [Waiter]]>([:])
 
     init() {}
 
@@ -41,11 +41,6 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     func land(_ key: Key, with result: Result<Value, any Error>) {
         let waiters = flights.write { $0.removeValue(forKey: key) } ?? []
         for waiter in waiters { waiter.resume(with: result) }
-    }
-
-    /// How many callers wait for `key` (for tests).
-    func waiterCount(forKey key: Key) -> Int {
-        flights.read { $0[key]?.count ?? 0 }
     }
 
     /// Thrown to a caller that tried to join a flight that had just ended.
