@@ -68,6 +68,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The number of shards keys are spread over (a power of two).
     public let shardCount: Int
 
+    // Every stored property is a constant. What changes inside them is guarded where it lives:
+    // each shard's state by that shard's lock, the budget, counters and flags by atomics, a
+    // limit change by `limitChange`, the handlers and the flights by their own locks.
     @usableFromInline let shards: [CacheShard<Key, Value>]
     /// The same shards, for the paths every operation takes (see ``ShardTable``).
     @usableFromInline let shardTable: ShardTable<Key, Value>
