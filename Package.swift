@@ -12,20 +12,17 @@ let macros: TargetDependencyCondition? = .when(traits: ["Macros"])
 /// completion flag, go through a scheduler that the model checker installs.
 let modelChecking: [SwiftSetting] = [.define("BATON_MODEL_CHECK", .when(traits: ["ModelChecking"]))]
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+/// What most test targets build on: the internal target, racing threads and the test support.
+let testSupport: [Target.Dependency] = ["BatonInternals", "BatonTesting", "BatonTestSupport"]
 
 let package = Package(
     name: "Baton",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .macCatalyst(.v16)],
+    // Each library target is a product of the same name; `Baton` re-exports the five after it.
     products: [
-        .library(name: "Baton", targets: ["Baton"]),
-        .library(name: "BatonLocks", targets: ["BatonLocks"]),
-        .library(name: "BatonCache", targets: ["BatonCache"]),
-        .library(name: "BatonJobs", targets: ["BatonJobs"]),
-        .library(name: "BatonFutures", targets: ["BatonFutures"]),
-        .library(name: "BatonHTTP", targets: ["BatonHTTP"]),
-        .library(name: "BatonMacros", targets: ["BatonMacros"]),
-        .library(name: "BatonTesting", targets: ["BatonTesting"]),
-    ],
+        "Baton", "BatonLocks", "BatonCache", "BatonJobs", "BatonFutures", "BatonHTTP", "BatonMacros", "BatonTesting",
+    ]
+    .map { .library(name: $0, targets: [$0]) },
     traits: [
         .trait(
             name: "Macros",
@@ -92,24 +89,14 @@ let package = Package(
 
         .testTarget(name: "BatonInternalsTests", dependencies: ["BatonInternals", atomics]),
         .testTarget(
-            name: "BatonLocksTests",
-            dependencies: [
-                "BatonLocks", "BatonInternals", "BatonTesting", "BatonTestSupport", "BatonModelChecking", atomics,
-            ],
-            swiftSettings: modelChecking
-        ),
-        .testTarget(
-            name: "BatonCacheTests",
-            dependencies: ["BatonCache", "BatonInternals", "BatonTesting", "BatonTestSupport", atomics]),
+            name: "BatonLocksTests", dependencies: ["BatonLocks", "BatonModelChecking", atomics] + testSupport,
+            swiftSettings: modelChecking),
+        .testTarget(name: "BatonCacheTests", dependencies: ["BatonCache", atomics] + testSupport),
         .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs", "BatonInternals", "BatonTestSupport"]),
         .testTarget(
             name: "BatonFuturesTests",
-            dependencies: [
-                "BatonFutures", "BatonInternals", "BatonLocks", "BatonTesting", "BatonTestSupport",
-                "BatonModelChecking",
-            ],
-            swiftSettings: modelChecking
-        ),
+            dependencies: ["BatonFutures", "BatonLocks", "BatonModelChecking"] + testSupport,
+            swiftSettings: modelChecking),
         .testTarget(
             name: "BatonHTTPTests",
             dependencies: [
