@@ -11,7 +11,6 @@ let macros: TargetDependencyCondition? = .when(traits: ["Macros"])
 /// The seam of the ModelChecking trait: the lock words' atomics and futex calls, and a future's
 /// completion flag, go through a scheduler that the model checker installs.
 let modelChecking: [SwiftSetting] = [.define("BATON_MODEL_CHECK", .when(traits: ["ModelChecking"]))]
-let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 /// What most test targets build on: the internal target, racing threads and the test support.
 let testSupport: [Target.Dependency] = ["BatonInternals", "BatonTesting", "BatonTestSupport"]
 
@@ -44,8 +43,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         // The Macros trait only: the `@Synchronized` compiler plugin and its expansion tests.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
-        // Tests only: a real HTTP server on 127.0.0.1 (a consumer never fetches it).
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Platform shims Swift cannot express (the variadic futex call, a spin hint, the affinity count).
@@ -76,16 +73,14 @@ let package = Package(
 
         // Test support, part of no product: running suites off the cooperative pool, racing
         // threads, counting releases; the model checker (its scheduler and explorer); the HTTP
-        // test server on 127.0.0.1.
+        // test servers on 127.0.0.1 (plain sockets: no server framework to build for the tests).
         .target(
             name: "BatonTestSupport", dependencies: ["BatonInternals", "BatonTesting"], path: "Tests/BatonTestSupport"),
         .target(
             name: "BatonModelChecking", dependencies: ["BatonLocks", "BatonInternals", "BatonTesting", atomics],
             path: "Tests/BatonModelChecking", swiftSettings: modelChecking
         ),
-        .target(
-            name: "BatonHTTPTestSupport", dependencies: ["BatonFutures", hummingbird],
-            path: "Tests/BatonHTTPTestSupport"),
+        .target(name: "BatonHTTPTestSupport", path: "Tests/BatonHTTPTestSupport"),
 
         .testTarget(name: "BatonInternalsTests", dependencies: ["BatonInternals", atomics]),
         .testTarget(
@@ -101,12 +96,12 @@ let package = Package(
             name: "BatonHTTPTests",
             dependencies: [
                 "BatonHTTP", "BatonCache", "BatonFutures", "BatonLocks", "BatonTestSupport", "BatonHTTPTestSupport",
-                hummingbird,
             ]
         ),
         .testTarget(
             name: "BatonMacrosTests",
             dependencies: [
+                "BatonLocks",
                 .target(name: "BatonMacros", condition: macros),
                 .target(name: "BatonMacrosPlugin", condition: macros),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax", condition: macros),
@@ -119,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "BatonGuideTests",
             dependencies: [
-                "Baton", "BatonTestSupport", "BatonHTTPTestSupport", hummingbird,
+                "Baton", "BatonTestSupport", "BatonHTTPTestSupport",
                 .target(name: "BatonMacros", condition: macros),
             ]
         ),

@@ -1,7 +1,6 @@
 import Baton
 import BatonHTTPTestSupport
 import Foundation
-import Hummingbird
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -51,34 +50,31 @@ final class GuideServer: Sendable {
     static let shared = GuideServer()
 
     private let arrivals = Protected([String: (count: Int, both: Promise<Void>)]())
-    private let port = Promise<Int>()
+    private let server: LoopbackServer
 
     private init() {
-        let router = Router()
-        router.get("/text/:value") { _, context -> String in
-            try context.parameters.require("value")
-        }
-        router.get("/status/:code") { _, context -> Response in
-            let code = try context.parameters.require("code", as: Int.self)
-            return Response(status: .init(code: code), body: .init(byteBuffer: ByteBuffer(string: "status \(code)")))
-        }
-        router.get("/pair/:key") { _, context -> Response in
-            let key = try context.parameters.require("key")
-            do {
-                try await self.arrival(key).timeout(after: patience).value
-            } catch {
-                return Response(status: .gatewayTimeout)
-            }
-            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "pair \(key)")))
-        }
-        serveOnLoopback(router, reportingPortTo: port)
+        server = try! LoopbackServer(routes: [
+            LoopbackRoute("GET", "/text/:value") { _, parameters in (200, parameters["value"]!) },
+            LoopbackRoute("GET", "/status/:code") { _, parameters in
+                let code = Int(parameters["code"]!) ?? 400
+                return (code, "status \(code)")
+            },
+            LoopbackRoute("GET", "/pair/:key") { _, parameters in
+                // The handlers run once the server exists: they reach it as `shared`.
+                let key = parameters["key"]!
+                do {
+                    try await GuideServer.shared.arrival(key).timeout(after: patience).value
+                } catch {
+                    return (504, "")
+                }
+                return (200, "pair \(key)")
+            },
+        ])
     }
 
-    /// A URL of the server, once it is listening.
+    /// A URL of the server.
     static func url(_ path: String) async throws -> URL {
-        // Each caller waits on a view of its own: a timeout must not cancel the shared port.
-        let port = try await shared.port.future.shared().timeout(after: patience).value
-        return URL(string: "http://127.0.0.1:\(port)\(path)")!
+        URL(string: "http://127.0.0.1:\(shared.server.port)\(path)")!
     }
 
     /// Counts a request for `key`; the future completes once two have arrived.

@@ -1,17 +1,10 @@
+import BatonHTTPTestSupport
 import BatonLocks
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// An HTTP/1.1 server on 127.0.0.1 over plain sockets that misbehaves on purpose, one thread per
-/// connection, started once for the test process. Connections are kept alive between requests
+/// An HTTP/1.1 server on 127.0.0.1 over plain sockets (`LoopbackListener`) that misbehaves on
+/// purpose, one thread per connection, started once for the test process. Connections are kept alive between requests
 /// unless a fault closes them.
 ///
 /// Paths are `/<fault>/<key>?…`; the fault applies to the first `fail` requests for the key (all
@@ -50,40 +43,18 @@ final class FaultServer: Sendable {
         var openConnections = 0
     }
 
-    let port: Int
-    private let listener: Int32
     private let state = Protected(State())
-
-    struct StartError: Error, CustomStringConvertible {
-        let step: String
-        let code: Int32
-        var description: String { "FaultServer: \(step) failed, errno \(code)" }
-    }
+    private let listener: LoopbackListener
+    var port: Int { listener.port }
 
     private init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw StartError(step: "socket", code: errno) }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let state = state
+        // Connections arrive once the server exists: they reach it as `shared()`.
+        listener = try LoopbackListener { connection in
+            state.write { $0.openConnections += 1 }
+            try! FaultServer.shared().serve(connection)
+            state.write { $0.openConnections -= 1 }
         }
-        guard bound == 0 else { throw StartError(step: "bind", code: errno) }
-        guard listen(fd, 128) == 0 else { throw StartError(step: "listen", code: errno) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw StartError(step: "getsockname", code: errno) }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        Thread.detachNewThread { [self] in acceptLoop() }
     }
 
     func url(_ fault: String, _ key: String, _ query: String = "") -> URL {
@@ -125,30 +96,13 @@ final class FaultServer: Sendable {
 
     // MARK: Serving
 
-    private func acceptLoop() {
-        while true {
-            let connection = accept(listener, nil, nil)
-            if connection < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return
-            }
-            var noDelay: Int32 = 1
-            setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-            state.write { $0.openConnections += 1 }
-            Thread.detachNewThread { [self] in
-                serve(Connection(fd: connection))
-                state.write { $0.openConnections -= 1 }
-            }
-        }
-    }
-
-    private func serve(_ connection: Connection) {
+    private func serve(_ connection: ServerConnection) {
         var answeredLast: String?
         defer {
-            connection.close()
+            connection.close()  // before counting it answered: the client has seen the whole answer
             if let answeredLast { state.write { $0.answered[answeredLast, default: 0] += 1 } }
         }
-        while let request = connection.readRequest() {
+        while let request = connection.readRequest().map(FaultServerRequest.init) {
             let hit = state.write { state in
                 state.hits[request.key, default: 0] += 1
                 state.arrivals[request.key, default: []].append(DispatchTime.now().uptimeNanoseconds)
@@ -170,7 +124,7 @@ final class FaultServer: Sendable {
     }
 
     /// Answers one request; returns whether the connection stays open for the next one.
-    private func answer(_ request: FaultServerRequest, hit: Int, on connection: Connection) -> Bool {
+    private func answer(_ request: FaultServerRequest, hit: Int, on connection: ServerConnection) -> Bool {
         let failing = request.query["fail"].flatMap(Int.init).map { hit <= $0 } ?? true
         let ok = "ok \(request.key)"
         guard failing else { return connection.send(status: 200, body: ok) }
@@ -217,119 +171,18 @@ final class FaultServer: Sendable {
     }
 }
 
-/// One accepted connection, used by one thread.
-private final class Connection {
-    let fd: Int32
-    private var buffer: [UInt8] = []
-    private var closed = false
-
-    init(fd: Int32) {
-        self.fd = fd
-    }
-
-    /// Reads the next request (its body too, if it has a `Content-Length`); `nil` at the end.
-    func readRequest() -> FaultServerRequest? {
-        var headerEnd: Int?
-        while headerEnd == nil {
-            headerEnd = buffer.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound
-            if headerEnd == nil, !fill() { return nil }
-        }
-        let head = String(decoding: buffer[..<headerEnd!], as: UTF8.self)
-        buffer.removeFirst(headerEnd!)
-        let lines = head.split(separator: "\r\n")
-        let parts = lines.first?.split(separator: " ") ?? []
-        guard parts.count >= 2 else { return nil }
-        var bodyLength = 0
-        for line in lines.dropFirst() where line.lowercased().hasPrefix("content-length:") {
-            bodyLength = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
-        }
-        while buffer.count < bodyLength {
-            if !fill() { return nil }
-        }
-        buffer.removeFirst(bodyLength)
-        let components = URLComponents(string: String(parts[1]))
-        let path = (components?.path ?? "").split(separator: "/").map(String.init)
-        var query: [String: String] = [:]
-        for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
-        return FaultServerRequest(
-            method: String(parts[0]), fault: path.first ?? "", key: path.dropFirst().first ?? "", query: query)
-    }
-
-    private func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        buffer.append(contentsOf: chunk[..<count])
-        return true
-    }
-
-    func sendHead(status: Int, contentLength: Int, headers: [String] = []) {
-        let lines = ["HTTP/1.1 \(status) Status", "Content-Length: \(contentLength)"] + headers
-        write(lines.joined(separator: "\r\n") + "\r\n\r\n")
-    }
-
-    @discardableResult
-    func send(status: Int, body: String, headers: [String] = []) -> Bool {
-        sendHead(status: status, contentLength: body.utf8.count, headers: headers)
-        return write(body)
-    }
-
-    @discardableResult
-    func write(_ text: String) -> Bool {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let sent = bytes.withUnsafeBytes { systemSend(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent <= 0 { return false }
-            bytes = bytes.dropFirst(sent)
-        }
-        return true
-    }
-
-    /// Waits up to `milliseconds` (forever if `nil`) for the client to close the connection;
-    /// returns whether it did. Anything the client sends meanwhile is dropped.
-    func waitForClose(milliseconds: Int? = nil) -> Bool {
-        let deadline = milliseconds.map { DispatchTime.now().uptimeNanoseconds + UInt64($0) * 1_000_000 }
-        while true {
-            let now = DispatchTime.now().uptimeNanoseconds
-            if let deadline, now >= deadline { return false }
-            let wait = deadline.map { Int32(min(10, ($0 - now) / 1_000_000 + 1)) } ?? 10
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, wait) > 0 {
-                var scratch = [UInt8](repeating: 0, count: 4096)
-                let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if count <= 0 { return true }
-            }
-        }
-    }
-
-    /// Closes with a reset (RST) instead of an orderly shutdown.
-    func reset() {
-        var linger = linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
-        close()
-    }
-
-    func close() {
-        guard !closed else { return }
-        closed = true
-        _ = systemClose(fd)
-    }
-}
-
+/// A request, by the fault and key of its path.
 private struct FaultServerRequest {
     let method: String
     let fault: String
     let key: String
     let query: [String: String]
-}
 
-#if canImport(Darwin)
-private let systemClose = Darwin.close
-private let systemSend = Darwin.send
-#elseif canImport(Glibc)
-private let systemClose = Glibc.close
-private let systemSend = Glibc.send
-#elseif canImport(Musl)
-private let systemClose = Musl.close
-private let systemSend = Musl.send
-#endif
+    init(_ request: ServerRequest) {
+        let components = request.components
+        method = request.method
+        fault = components.first.map(String.init) ?? ""
+        key = components.dropFirst().first.map(String.init) ?? ""
+        query = request.query
+    }
+}

@@ -2,7 +2,6 @@ import BatonFutures
 import BatonHTTPTestSupport
 import BatonLocks
 import Foundation
-import Hummingbird
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -39,66 +38,63 @@ final class TestServer: Sendable {
     }
 
     private let state = Protected(State())
-    private let port = Promise<Int>()
+    private let server: LoopbackServer
 
     private init() {
-        let router = Router()
-        router.get("/hello/:key") { _, context -> String in
-            let key = try context.parameters.require("key")
-            self.arrived(key)
-            return "hello \(key)"
+        // The handlers run once the server exists: they reach it as `shared`.
+        let testServer: @Sendable () -> TestServer = { TestServer.shared }
+        let flaky: LoopbackRoute.Handler = { request, parameters in
+            let hit = testServer().arrived(parameters["key"]!)
+            let failures = request.query["fail"].flatMap { Int($0) } ?? 0
+            let status = request.query["status"].flatMap { Int($0) } ?? 503
+            return hit <= failures ? (status, "") : (200, "ok")
         }
-        router.get("/held/:key") { request, context -> Response in
-            let key = try context.parameters.require("key")
-            self.arrived(key)
-            // Also counted per request index, so a test can tell which of several reached us.
-            if let index = request.uri.queryParameters.get("i", as: Int.self) { self.arrived("\(key)?i=\(index)") }
-            self.state.write { state in
-                state.inFlight[key, default: 0] += 1
-                state.maxInFlight[key] = max(state.maxInFlight[key] ?? 0, state.inFlight[key]!)
-            }
-            defer { self.state.write { $0.inFlight[key]! -= 1 } }
-            do {
-                try await self.permit(key).timeout(after: patience).value
-            } catch {
-                return Response(status: .gatewayTimeout)
-            }
-            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "held \(key)")))
-        }
-        let flaky: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, context in
-            let key = try context.parameters.require("key")
-            let hit = self.arrived(key)
-            let failures = request.uri.queryParameters.get("fail", as: Int.self) ?? 0
-            let status = request.uri.queryParameters.get("status", as: Int.self) ?? 503
-            if hit <= failures { return Response(status: .init(code: status)) }
-            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ok")))
-        }
-        router.get("/flaky/:key", use: flaky)
-        router.post("/flaky/:key", use: flaky)
-        router.get("/status/:code/:key") { _, context -> Response in
-            let code = try context.parameters.require("code", as: Int.self)
-            self.arrived(try context.parameters.require("key"))
-            return Response(status: .init(code: code), body: .init(byteBuffer: ByteBuffer(string: "status \(code)")))
-        }
-        router.get("/waitfor/:key") { request, context -> Response in
-            let key = try context.parameters.require("key")
-            self.arrived(key)
-            let other = request.uri.queryParameters.get("other") ?? ""
-            do {
-                try await self.arrival(of: other).shared().timeout(after: patience).value
-            } catch {
-                return Response(status: .gatewayTimeout)
-            }
-            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "saw \(other)")))
-        }
-        serveOnLoopback(router, reportingPortTo: port)
+        server = try! LoopbackServer(routes: [
+            LoopbackRoute("GET", "/hello/:key") { _, parameters in
+                let key = parameters["key"]!
+                testServer().arrived(key)
+                return (200, "hello \(key)")
+            },
+            LoopbackRoute("GET", "/held/:key") { request, parameters in
+                let key = parameters["key"]!
+                testServer().arrived(key)
+                // Also counted per request index, so a test can tell which of several reached us.
+                if let index = request.query["i"] { testServer().arrived("\(key)?i=\(index)") }
+                testServer().state.write { state in
+                    state.inFlight[key, default: 0] += 1
+                    state.maxInFlight[key] = max(state.maxInFlight[key] ?? 0, state.inFlight[key]!)
+                }
+                defer { testServer().state.write { $0.inFlight[key]! -= 1 } }
+                do {
+                    try await testServer().permit(key).timeout(after: patience).value
+                } catch {
+                    return (504, "")
+                }
+                return (200, "held \(key)")
+            },
+            LoopbackRoute("GET", "/flaky/:key", flaky),
+            LoopbackRoute("POST", "/flaky/:key", flaky),
+            LoopbackRoute("GET", "/status/:code/:key") { _, parameters in
+                let code = Int(parameters["code"]!) ?? 400
+                testServer().arrived(parameters["key"]!)
+                return (code, "status \(code)")
+            },
+            LoopbackRoute("GET", "/waitfor/:key") { request, parameters in
+                testServer().arrived(parameters["key"]!)
+                let other = request.query["other"] ?? ""
+                do {
+                    try await testServer().arrival(of: other).shared().timeout(after: patience).value
+                } catch {
+                    return (504, "")
+                }
+                return (200, "saw \(other)")
+            },
+        ])
     }
 
-    /// The server's base URL, once it is listening.
+    /// The server's base URL.
     static func url(_ path: String) async throws -> URL {
-        // Each caller waits on its own view: giving up must not cancel the shared port.
-        let port = try await shared.port.future.shared().value(within: patience)
-        return URL(string: "http://127.0.0.1:\(port)\(path)")!
+        URL(string: "http://127.0.0.1:\(shared.server.port)\(path)")!
     }
 
     /// Counts a request for `key`; returns its number, from 1.

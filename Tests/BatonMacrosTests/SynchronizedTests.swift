@@ -1,89 +1,13 @@
-#if Macros
-import BatonMacros
+import BatonLocks
 import Foundation
 import Testing
 
-/// The example, unchanged: it must compile in Swift 6 mode as written.
-@Synchronized
-final class Warrior {
-    var leftHand: String?
-    var rightHand: String?
-    var log: [String] = []
-    private(set) var swaps = 0
-    let name: String
+// The classes raced here, `Warrior`, `Ledger` and `SynchronizedStatisticsProbe`, are in
+// Expanded/, committed as `@Synchronized` expands them (CommittedExpansionTests checks that they
+// are): these suites run without the Macros trait too, so under both sanitizers.
 
-    init(name: String) { self.name = name }
-
-    func swapHands() {
-        withLock {  // one critical section
-            (leftHand, rightHand) = (rightHand, leftHand)
-            swaps += 1
-        }
-    }
-
-    func juggle(_ item: String) -> String? {  // returns the dropped item
-        withLock {
-            defer { (leftHand, rightHand) = (rightHand, item) }
-            return leftHand
-        }
-    }
-}
-
-/// Every kind of property the macro must handle.
-@Synchronized
-final class Ledger {
-    var count = 0
-    var entries: [Int] = []
-    var checking: Int
-    var savings: Int
-    var note: String?
-    weak var auditor: Auditor?
-    let opened: Int
-    static let kind = "ledger"
-    nonisolated(unsafe) var unguarded = 0
-    var total: Int { checking + savings }
-
-    init(checking: Int, savings: Int) {
-        self.checking = checking  // through the init accessor
-        self.savings = savings
-        self.opened = 1
-    }
-
-    /// Moves `amount` from checking to savings: a composed operation.
-    func transfer(_ amount: Int) {
-        withLock {
-            checking -= amount
-            savings += amount
-        }
-    }
-
-    /// A method that takes the lock, calling one that takes it again.
-    func transferTwice(_ amount: Int) {
-        withLock {
-            transfer(amount)
-            withLock { transfer(amount) }
-        }
-    }
-
-    struct Overdrawn: Error, Equatable {
-        let shortBy: Int
-    }
-
-    /// Throws a typed error out of the critical section, changing nothing.
-    func withdraw(_ amount: Int) throws(Overdrawn) {
-        try withLock { () throws(Overdrawn) in
-            guard checking >= amount else { throw Overdrawn(shortBy: amount - checking) }
-            checking -= amount
-        }
-    }
-}
-
+/// What a `Ledger` may point to, weakly.
 final class Auditor: Sendable {}
-
-@Synchronized
-final class SynchronizedStatisticsProbe {
-    var value = 0
-}
 
 /// Runs `body(index)` on `threads` threads of their own, released together once all have
 /// started, and returns when all are done.
@@ -239,5 +163,33 @@ private final class Collected: Sendable {
     private let storage = Protected<[String]>([])
     func add(_ item: String) { storage.write { $0.append(item) } }
     var items: [String] { storage.value }
+}
+
+#if Macros
+import BatonMacros
+
+/// Properties whose types are inferred from their initial values, through the macro itself (a
+/// committed expansion cannot spell a property with accessors without its type).
+@Synchronized
+final class Tally {
+    var count = 0
+    var names = [String]()
+    private(set) var last = ""
+}
+
+@Suite struct SynchronizedInferredTypeTests {
+    @Test(.timeLimit(.minutes(1)))
+    func inferredTypesStartAtTheirDefaultsAndEachUpdateIsAtomic() {
+        let tally = Tally()
+        #expect(tally.count == 0 && tally.names.isEmpty && tally.last.isEmpty)
+        race(4) { thread in
+            for index in 0..<2_500 {
+                tally.count += 1
+                if index % 100 == 0 { tally.names.append("\(thread)-\(index)") }
+            }
+        }
+        #expect(tally.count == 10_000)
+        #expect(tally.names.count == 4 * 25)
+    }
 }
 #endif

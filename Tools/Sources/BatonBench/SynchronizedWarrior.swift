@@ -1,7 +1,7 @@
 // swift-format-ignore-file
 // The bench's `@Synchronized` contender, as the compiler expands it: the bench measures exactly
 // the code a user of the macro gets, without building swift-syntax (the macro's compiler
-// plugin) in release for a benchmark. BatonMacrosTests' SynchronizedBenchExpansionTests expands
+// plugin) in release for a benchmark. BatonMacrosTests' CommittedExpansionTests expands
 // the class as written below with today's macro and fails if the result differs from the code
 // after it; to change the class, change both (the test prints the expansion it expects).
 //
