@@ -78,7 +78,7 @@ public enum LockDiagnostics {
     /// that thread is about to take a lock and may hold others: the handler must not take Baton
     /// locks that the reporting code might hold, and should return quickly. After a re-entry
     /// that deadlocks for certain, the program stops once the handler returns.
-    public static func setReportHandler(_ handler: @escaping @Sendable (LockDiagnostic) -> Void) {
+    public static func setReportHandler(_ handler: @escaping @Sendable (LockReport) -> Void) {
         settings.withLock { $0.handler = handler }
     }
 
@@ -90,7 +90,7 @@ public enum LockDiagnostics {
     /// Prints the report to standard error; in debug builds, an inversion or a re-entry then
     /// stops the program (a long hold does not).
     @Sendable
-    public static func defaultReportHandler(_ diagnostic: LockDiagnostic) {
+    public static func defaultReportHandler(_ diagnostic: LockReport) {
         writeToStandardError(diagnostic.description + "\n")
         #if DEBUG
         switch diagnostic {
@@ -120,7 +120,7 @@ public enum LockDiagnostics {
     }
 
     /// Delivers a report to the handler. Called with no diagnostics-internal lock held.
-    static func report(_ diagnostic: LockDiagnostic) {
+    static func report(_ diagnostic: LockReport) {
         let handler = settings.withLock { $0.handler }
         handler(diagnostic)
     }
@@ -152,7 +152,7 @@ public enum LockDiagnostics {
     }
 
     struct Settings {
-        var handler: @Sendable (LockDiagnostic) -> Void = LockDiagnostics.defaultReportHandler
+        var handler: @Sendable (LockReport) -> Void = LockDiagnostics.defaultReportHandler
         var holdTimeThreshold: Duration?
     }
 

@@ -8,7 +8,7 @@ import Foundation
 /// other locks go on to the default handler, so that a real inversion elsewhere in the test
 /// process still stops it.
 enum DiagnosticsCapture {
-    private static let reports = Locked<[LockDiagnostic]>([])
+    private static let reports = Locked<[LockReport]>([])
     private static let prefixes = Locked<Set<String>>([])
 
     /// Installs the collecting handler (idempotent) and returns a unique prefix for lock names.
@@ -30,14 +30,14 @@ enum DiagnosticsCapture {
     }
 
     /// The reports that mention a lock whose name starts with `prefix`.
-    static func reports(about prefix: String) -> [LockDiagnostic] {
+    static func reports(about prefix: String) -> [LockReport] {
         reports.get().filter { diagnostic in
             diagnostic.locks.contains { $0.name?.hasPrefix(prefix) ?? false }
         }
     }
 }
 
-extension LockDiagnostic {
+extension LockReport {
     /// Every lock the report names.
     var locks: [LockDescription] {
         switch self {

@@ -1,6 +1,6 @@
 /// A problem the lock diagnostics found, as passed to the report handler (see
 /// ``LockDiagnostics/setReportHandler(_:)``).
-public enum LockDiagnostic: Sendable, Hashable, CustomStringConvertible {
+public enum LockReport: Sendable, Hashable, CustomStringConvertible {
     /// Locks taken in orders that form a cycle: a deadlock waiting to happen.
     case lockOrderInversion(LockOrderInversion)
     /// A lock taken again by the thread that holds it.
