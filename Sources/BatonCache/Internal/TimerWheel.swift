@@ -35,42 +35,42 @@
 struct TimerWheel {
     /// One slot's place in the wheel: its deadline, its neighbours in its bucket's list (-1 at
     /// either end) and the bucket (`unscheduled` when it is in none).
-    private struct Link {
+    struct Link {
         var deadline: Int64 = 0
         var next: Int32 = TimerWheel.none
         var prev: Int32 = TimerWheel.none
         var bucket: Int32 = TimerWheel.unscheduled
     }
 
-    private static let bitsPerLevel = 6
-    private static let bucketsPerLevel = 1 << bitsPerLevel
+    static let bitsPerLevel = 6
+    static let bucketsPerLevel = 1 << bitsPerLevel
     /// `11 * 6 = 66` bits: enough for the 63 of a non-negative `Int64`.
-    private static let levelCount = 11
+    static let levelCount = 11
     /// The list of slots whose deadline is at or before `now`; the level buckets come first.
-    private static let dueBucket = Int32(levelCount * bucketsPerLevel)
+    static let dueBucket = Int32(levelCount * bucketsPerLevel)
     /// Marks a slot held aside during `expire`, to be placed again once the time has moved.
-    private static let pendingBucket = dueBucket + 1
-    private static let unscheduled: Int32 = -1
+    static let pendingBucket = dueBucket + 1
+    static let unscheduled: Int32 = -1
     /// The end of a list.
-    private static let none: Int32 = -1
+    static let none: Int32 = -1
 
     /// Indexed by slot; slots never scheduled are past its end.
-    private var links: ContiguousArray<Link> = []
+    private(set) var links: ContiguousArray<Link> = []
     /// The first slot of each bucket's list, `none` when empty: level `L`'s bucket `b` at
     /// `L * 64 + b`, then the due list. Empty (with `tails` and `occupied`) until the first
     /// slot is scheduled.
-    private var heads: ContiguousArray<Int32> = []
+    private(set) var heads: ContiguousArray<Int32> = []
     /// The last slot of each bucket's list, indexed as `heads`. Slots join at the end, so a
     /// bucket keeps the order they were placed in.
-    private var tails: ContiguousArray<Int32> = []
+    private(set) var tails: ContiguousArray<Int32> = []
     /// Per level, bit `b` set when bucket `b` of that level is not empty.
-    private var occupied: ContiguousArray<UInt64> = []
+    private(set) var occupied: ContiguousArray<UInt64> = []
     /// The wheel's time: the latest time `expire` was given, 0 at first.
-    private var now: Int64 = 0
+    private(set) var now: Int64 = 0
     /// No occupied level bucket starts before this. Only a lower bound: `cancel` leaves it as is,
     /// and `expire` makes it exact again.
-    private var earliestStart: Int64 = .max
-    private var scheduledCount = 0
+    private(set) var earliestStart: Int64 = .max
+    private(set) var scheduledCount = 0
 
     /// An empty wheel at time 0. Allocates nothing.
     @usableFromInline
@@ -213,87 +213,9 @@ struct TimerWheel {
         }
     }
 
-    /// Problems in the structure, for tests: broken links, a slot in the wrong bucket or in
-    /// none, occupancy bits that disagree with the lists, a wrong count, an `earliestStart`
-    /// above an occupied bucket or not after the time. Empty when the wheel is consistent.
-    /// O(slots + buckets).
-    @usableFromInline
-    func invariantViolations() -> [String] {
-        var problems: [String] = []
-        if now < 0 { problems.append("time \(now) is negative") }
-        if earliestStart != .max && earliestStart <= now {
-            problems.append("earliestStart \(earliestStart) is not after \(now)")
-        }
-        var listed = [Bool](repeating: false, count: links.count)
-        var seen = 0
-        for bucket in 0...Int(Self.dueBucket) where !heads.isEmpty {
-            let isDue = bucket == Int(Self.dueBucket)
-            let level = bucket / Self.bucketsPerLevel
-            let index = bucket % Self.bucketsPerLevel
-            let name = isDue ? "the due list" : "bucket \(index) of level \(level)"
-            if !isDue {
-                let marked = occupied[level] & (1 << index) != 0
-                if marked != (heads[bucket] != Self.none) {
-                    problems.append("\(name): occupancy bit \(marked), list empty \(heads[bucket] == Self.none)")
-                }
-            }
-            var previous = Self.none
-            var slot = heads[bucket]
-            while slot != Self.none {
-                guard slot >= 0 && Int(slot) < links.count else {
-                    problems.append("\(name): slot \(slot) out of range")
-                    break
-                }
-                guard !listed[Int(slot)] else {
-                    problems.append("\(name): slot \(slot) listed twice")
-                    break
-                }
-                listed[Int(slot)] = true
-                seen += 1
-                let link = links[Int(slot)]
-                if link.prev != previous { problems.append("\(name): slot \(slot) prev \(link.prev), not \(previous)") }
-                if link.bucket != Int32(bucket) { problems.append("\(name): slot \(slot) says bucket \(link.bucket)") }
-                if isDue {
-                    if link.deadline > now { problems.append("\(name): slot \(slot) not due at \(now)") }
-                } else {
-                    problems += placementProblems(link.deadline, level: level, index: index, name: "slot \(slot)")
-                }
-                previous = slot
-                slot = link.next
-            }
-            if tails[bucket] != previous { problems.append("\(name): tail \(tails[bucket]), not \(previous)") }
-        }
-        for (slot, link) in links.enumerated() where link.bucket != Self.unscheduled && !listed[slot] {
-            problems.append("slot \(slot) says bucket \(link.bucket) but is in no list")
-        }
-        if seen != scheduledCount { problems.append("count \(scheduledCount), but \(seen) slots listed") }
-        return problems
-    }
-
-    /// What is wrong with `deadline` sitting in bucket `index` of `level`, against `now` and
-    /// `earliestStart`.
-    private func placementProblems(_ deadline: Int64, level: Int, index: Int, name: String) -> [String] {
-        let shift = level * Self.bitsPerLevel
-        let higher = shift + Self.bitsPerLevel
-        var problems: [String] = []
-        if deadline <= now { problems.append("\(name): deadline \(deadline) is not after \(now)") }
-        if Self.truncated(deadline, below: higher) != Self.truncated(now, below: higher) {
-            problems.append("\(name): deadline \(deadline) differs from \(now) above level \(level)")
-        }
-        let group = Int((deadline >> shift) & Int64(Self.bucketsPerLevel - 1))
-        let nowGroup = Int((now >> shift) & Int64(Self.bucketsPerLevel - 1))
-        if group != index || group <= nowGroup {
-            problems.append("\(name): deadline \(deadline) in bucket \(index) of level \(level) at \(now)")
-        }
-        if Self.truncated(deadline, below: shift) < earliestStart {
-            problems.append("\(name): bucket starts before earliestStart \(earliestStart)")
-        }
-        return problems
-    }
-
     /// `value` with its lowest `bits` bits cleared; 0 when `bits` covers all 63 of a non-negative
     /// value.
-    private static func truncated(_ value: Int64, below bits: Int) -> Int64 {
+    static func truncated(_ value: Int64, below bits: Int) -> Int64 {
         bits >= 63 ? 0 : (value >> bits) << bits
     }
 
