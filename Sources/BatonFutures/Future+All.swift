@@ -6,7 +6,7 @@ extension Future {
     /// them fails, and then cancels the others.
     ///
     /// ```swift
-    /// let pages = Future.all(urls.map { fetcher.fetch($0) })   // [Data], in url order
+    /// let pages = Future.all(urls.map { fetcher.body(of: $0) })   // [Data], in url order
     /// ```
     ///
     /// Cancelling the returned future cancels every input. An empty array succeeds at once with

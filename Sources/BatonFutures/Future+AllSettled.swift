@@ -5,7 +5,7 @@ extension Future {
     /// of them have completed. It never fails, and it cancels no input.
     ///
     /// ```swift
-    /// let outcomes = try await Future.allSettled(urls.map { fetcher.fetch($0) }).value
+    /// let outcomes = try await Future.allSettled(urls.map { fetcher.body(of: $0) }).value
     /// let pages = outcomes.compactMap { try? $0.get() }      // whatever arrived
     /// ```
     ///

@@ -75,7 +75,7 @@ extension Future {
     /// passes through untouched, and an error thrown by `transform` fails the new future.
     ///
     /// ```swift
-    /// let avatar = fetcher.fetch(avatarURL).flatMapError { _ in fetcher.fetch(placeholderURL) }
+    /// let avatar = fetcher.body(of: avatarURL).flatMapError { _ in fetcher.body(of: placeholderURL) }
     /// ```
     ///
     /// Cancellation passes through as for ``flatMap(on:_:)``: a `CancellationError` of this

@@ -4,7 +4,7 @@ import BatonLocks
 /// fails, and then cancels the other. Cancelling it cancels both.
 ///
 /// ```swift
-/// zip(fetcher.fetch(left), fetcher.fetch(right)).whenSuccess { left, right in … }
+/// zip(fetcher.body(of: left), fetcher.body(of: right)).whenSuccess { left, right in … }
 /// ```
 public func zip<A: Sendable, B: Sendable>(_ a: Future<A>, _ b: Future<B>) -> Future<(A, B)> {
     let zipper = Zipper<(A?, B?), (A, B)>(slots: (nil, nil), inputs: [a.cancel, b.cancel]) { slots in

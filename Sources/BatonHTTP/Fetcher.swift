@@ -11,10 +11,15 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let fetcher = Fetcher(maxConcurrentRequests: 8)
-/// let pages = try await fetcher.results(from: urls)      // [URLResult], in the order of urls
-/// let data = try await fetcher.data(from: url)           // one body; throws on failure
+/// let pages = try await fetcher.results(of: urls).value  // [URLResult], in the order of urls
+/// let data = try await fetcher.body(of: url).value       // one body; throws on failure
 /// ```
 ///
+/// - **Two jobs:** ``body(of:)`` gives the body of a request and fails on anything else (a
+///   status outside 2xx, a transport error); ``result(of:)``, and ``results(of:timeout:)`` for
+///   many requests, give the whole outcome (the response whatever its status, or the error).
+///   Each takes a `URL` or a `URLRequest` (``Fetchable``) and returns a `Future`: in `async`
+///   code, await its `value`, which passes the task's cancellation on to the request.
 /// - **Bounded concurrency:** at most ``maxConcurrentRequests`` requests are on the wire; the
 ///   rest wait in first-in, first-out order. A slot is freed when the transport reports the
 ///   request finished (also after a cancellation), so the bound holds at the server.
@@ -32,9 +37,9 @@ import FoundationNetworking
 /// - **Truncated bodies:** a response whose body is shorter than its `Content-Length` is a
 ///   failure (`URLError.networkConnectionLost`), never a success.
 /// - **Timeouts:** ``requestTimeout`` bounds each attempt from the moment it is sent (time in
-///   the queue does not count); ``fetchResults(_:timeout:)`` takes an overall deadline.
-/// - **Cancellation:** cancelling a returned future withdraws a queued request or cancels the
-///   running one, and stops its retries.
+///   the queue does not count); ``results(of:timeout:)`` takes an overall deadline.
+/// - **Cancellation:** cancelling a returned future, or the task awaiting its `value`, withdraws
+///   a queued request or cancels the running one, and stops its retries.
 ///
 /// **URLSession on Linux.** FoundationNetworking runs every session's transfers on one shared
 /// serial work queue and serialises completion handlers, so the fetcher does almost nothing in
@@ -144,23 +149,50 @@ public final class Fetcher {
 
     // MARK: Public API
     //
-    // One scheme: a method that returns a `Future` starts with `fetch`; its `async` twin is named
-    // after what it returns (`data`, `result`, `results`), with `from:` for a URL and `for:` for a
-    // request, as `URLSession`'s are. A plural returns what its singular returns, one per URL, in
-    // order.
+    // A fetcher does two jobs, and each has one method that takes a URL or a URLRequest through
+    // one parameter type, `Fetchable` (a URL is a GET):
+    //
+    // - `body(of:)`: the body of a request. Anything else is a failure: a status outside 2xx
+    //   (`HTTPStatusError`, which keeps the response), a transport error, a cancellation.
+    // - `result(of:)`: the whole outcome of a request, a `URLResult`: the response whatever its
+    //   status, or the error. Its future fails only when it is cancelled. `results(of:timeout:)`
+    //   is the same job for a batch: one result per request, in their order, through the same
+    //   `maxConcurrentRequests` bound, with an overall deadline after which the requests left are
+    //   cancelled and reported as `FutureError.timedOut(after:)`.
+    //
+    // Each returns a `Future` and none has an `async` twin. `try await fetcher.body(of: url).value`
+    // is the async call: `Future.value` cancels the future when the awaiting task is cancelled,
+    // and cancelling a fetcher's future withdraws its queued request or cancels the running one
+    // (other callers of a coalesced GET keep theirs). A twin would add that one line to every
+    // method and double the surface again; a `Future` also lets code that is not async combine
+    // (`zip`, `Future.all`), time out or observe a fetch.
+    //
+    // The names say what the future holds, `of:` what is fetched. They are new names rather than
+    // `fetch(_:)` made generic: the concrete `fetch(_: URL)` kept beside a generic `fetch(_:)`
+    // would win overload resolution, so every call would still reach the deprecated method.
+    //
+    // 1.0 spelled the two jobs with nine methods (`fetch(_:)`, `fetchResult(_:)` for a URL and
+    // for a request, `fetchResults(_:timeout:)`, and the twins `data(from:)`, `data(for:)`,
+    // `result(from:)`, `results(from:timeout:)`). They stay, deprecated, in
+    // Fetcher+Deprecated.swift, and forward here.
 
-    /// Fetches the body of `url` with a GET.
+    /// Fetches the body of `request`: a URL (a GET) or a `URLRequest`.
     ///
-    /// - Returns: A future of the body; it fails with ``HTTPStatusError`` for a non-2xx status,
-    ///   with the transport's error if no response arrived, or with `CancellationError`.
-    public func fetch(_ url: URL) -> Future<Data> {
-        fetch(URLRequest(url: url))
-    }
-
-    /// Fetches the body for `request`. Only GETs are coalesced and cached; only idempotent
-    /// methods are retried.
-    public func fetch(_ request: URLRequest) -> Future<Data> {
-        fetchResult(request).map { result in
+    /// ```swift
+    /// let data = try await fetcher.body(of: url).value  // cancelling the task cancels the request
+    /// ```
+    ///
+    /// Only GETs are coalesced and cached; only idempotent methods are retried. Cancelling the
+    /// future, or the task that awaits its `value`, withdraws this caller's request if it is
+    /// queued or cancels it if it is running (other callers of the same GET keep theirs).
+    ///
+    /// - Parameter request: A `URL` or a `URLRequest` (see ``Fetchable``).
+    /// - Returns: A future of the body of a 2xx response. It fails with ``HTTPStatusError`` for
+    ///   any other status (the error keeps the body and response), with the transport's error
+    ///   (or `FutureError.timedOut(after:)` after ``requestTimeout``) when no response arrived,
+    ///   or with `CancellationError`.
+    public func body(of request: some Fetchable) -> Future<Data> {
+        result(of: request).map { result in
             switch result {
             case .response(let data, let response):
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 200
@@ -174,15 +206,25 @@ public final class Fetcher {
         }
     }
 
-    /// Fetches `url` with a GET; the future always succeeds, with the response (any status) or
-    /// the error, except when it is cancelled.
-    public func fetchResult(_ url: URL) -> Future<URLResult> {
-        fetchResult(URLRequest(url: url))
-    }
-
-    /// Sends `request`; the future always succeeds, with the response (any status) or the error,
-    /// except when it is cancelled.
-    public func fetchResult(_ request: URLRequest) -> Future<URLResult> {
+    /// Fetches `request` and reports how it ended: the response, whatever its status, or the
+    /// error.
+    ///
+    /// ```swift
+    /// switch try await fetcher.result(of: url).value {
+    /// case .response(let data, let response): …  // a 404 too
+    /// case .error(let error, _, _): …            // no response arrived
+    /// }
+    /// ```
+    ///
+    /// Only GETs are coalesced and cached; only idempotent methods are retried, and when the
+    /// retries run out the last response or error is the result. Cancellation works as for
+    /// ``body(of:)``.
+    ///
+    /// - Parameter request: A `URL` or a `URLRequest` (see ``Fetchable``).
+    /// - Returns: A future that succeeds with the response or the error; it fails only with
+    ///   `CancellationError`, when it (or the task awaiting its `value`) is cancelled.
+    public func result(of request: some Fetchable) -> Future<URLResult> {
+        let request = request.urlRequest
         let method = (request.httpMethod ?? "GET").uppercased()
         guard method == "GET", let url = request.url else {
             return perform(request, idempotent: Self.idempotentMethods.contains(method))
@@ -220,18 +262,29 @@ public final class Fetcher {
         return caller.future
     }
 
-    /// Fetches every URL with at most ``maxConcurrentRequests`` in flight, and returns one result
-    /// per URL, in the order of `urls`.
+    /// Fetches every request with at most ``maxConcurrentRequests`` in flight, and reports how
+    /// each ended, in the order of `requests`.
     ///
-    /// Each result is a response (any status) or an error; one failing does not fail the
-    /// others. After `timeout`, requests still queued or running are cancelled and their results
-    /// are `FutureError.timedOut(after:)` errors. Cancelling the returned future cancels every
-    /// request; none that is still queued is sent.
-    public func fetchResults(_ urls: [URL], timeout: Duration? = nil) -> Future<[URLResult]> {
+    /// ```swift
+    /// let pages = try await fetcher.results(of: urls, timeout: .seconds(30)).value  // [URLResult]
+    /// ```
+    ///
+    /// Each result is what ``result(of:)`` gives: a response (any status) or an error; one
+    /// failing does not fail the others. After `timeout`, requests still queued or running are
+    /// cancelled and their results are `FutureError.timedOut(after:)` errors. Cancelling the
+    /// returned future, or the task awaiting its `value`, cancels every request; none that is
+    /// still queued is sent.
+    ///
+    /// - Parameters:
+    ///   - requests: URLs or `URLRequest`s (see ``Fetchable``).
+    ///   - timeout: The deadline for the whole batch, or `nil` for none.
+    /// - Returns: A future of one result per request, in order; it fails only with
+    ///   `CancellationError`.
+    public func results(of requests: [some Fetchable], timeout: Duration? = nil) -> Future<[URLResult]> {
         let timedOut = Protected(false)
-        let requests = urls.map { fetchResult($0) }
-        let results = requests.map { request in
-            request.recover { error in
+        let fetches = requests.map { result(of: $0) }
+        let results = fetches.map { fetch in
+            fetch.recover { error in
                 let reason: any Error =
                     if error is CancellationError, timedOut.value, let timeout {
                         FutureError.timedOut(after: timeout)
@@ -243,51 +296,15 @@ public final class Fetcher {
         Future.all(results).whenComplete { all.tryComplete(with: $0) }
         // The requests themselves are cancelled, as one batch (`results` would turn the
         // cancellation into a value).
-        all.onCancel { self.cancelBatch(requests) }
+        all.onCancel { self.cancelBatch(fetches) }
         if let timeout {
             let deadline = DeadlineTimer.schedule(after: timeout) {
                 timedOut.write { $0 = true }
-                self.cancelBatch(requests)
+                self.cancelBatch(fetches)
             }
             all.future.whenComplete { _ in deadline.cancel() }
         }
         return all.future
-    }
-
-    /// The body of `url`, fetched with a GET.
-    ///
-    /// Cancelling the calling task cancels this caller's request (other callers of the same URL
-    /// keep theirs).
-    ///
-    /// - Throws: ``HTTPStatusError`` for a non-2xx status, the transport's error, or
-    ///   `CancellationError`.
-    public func data(from url: URL) async throws -> Data {
-        try await fetch(url).value
-    }
-
-    /// The body for `request`: the `async` twin of `fetch(_:)` with a request.
-    ///
-    /// Cancelling the calling task cancels this caller's request.
-    ///
-    /// - Throws: ``HTTPStatusError`` for a non-2xx status, the transport's error, or
-    ///   `CancellationError`.
-    public func data(for request: URLRequest) async throws -> Data {
-        try await fetch(request).value
-    }
-
-    /// The response (any status) or the error for `url`, fetched with a GET: the `async` twin of
-    /// `fetchResult(_:)`.
-    ///
-    /// - Throws: Only `CancellationError`, when the calling task is cancelled.
-    public func result(from url: URL) async throws -> URLResult {
-        try await fetchResult(url).value
-    }
-
-    /// The results for `urls`, in order: the `async` twin of ``fetchResults(_:timeout:)``.
-    ///
-    /// - Throws: Only `CancellationError`, when the calling task is cancelled.
-    public func results(from urls: [URL], timeout: Duration? = nil) async throws -> [URLResult] {
-        try await fetchResults(urls, timeout: timeout).value
     }
 
     /// Cancels every fetch in flight or queued. None of the queued requests is sent.

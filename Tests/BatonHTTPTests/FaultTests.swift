@@ -127,7 +127,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         // stall's request must reach the server before the timeout: a second, not less.
         let fetcher = Fetcher(
             session: makeSession(), retryPolicy: .none, requestTimeout: fault == "stall" ? .seconds(1) : nil)
-        let result = try await fetcher.fetchResult(server.url(fault, key)).value(within: patience)
+        let result = try await fetcher.result(of: server.url(fault, key)).value(within: patience)
         #expect(!result.isSuccess)
         #expect(result.data == nil)
         if fault == "stall" {
@@ -138,7 +138,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         }
         #expect(server.hits(key) == 1)
         await #expect(throws: (any Error).self) {
-            try await fetcher.fetch(server.url(fault, key)).value(within: patience)
+            try await fetcher.body(of: server.url(fault, key)).value(within: patience)
         }
     }
 
@@ -154,7 +154,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         let fetcher = Fetcher(
             session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .constant(.milliseconds(1))),
             requestTimeout: fault == "stall" ? .seconds(3) : nil)
-        let body = try await fetcher.fetch(server.url(fault, key, "fail=2" + query)).value(within: patience)
+        let body = try await fetcher.body(of: server.url(fault, key, "fail=2" + query)).value(within: patience)
         #expect(text(body) == "ok \(key)")
         #expect(server.hits(key) == 3)
     }
@@ -167,7 +167,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         var request = URLRequest(url: server.url(fault, key, "fail=1"))
         request.httpMethod = method
         request.httpBody = Data("payload".utf8)
-        let result = try await fetcher.fetchResult(request).value(within: patience)
+        let result = try await fetcher.result(of: request).value(within: patience)
         #expect(lostConnection(result.error))
         #expect(server.methods(key) == [method])
     }
@@ -176,7 +176,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         let server = try FaultServer.shared()
         let key = uniqueKey("status-400")
         let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .none))
-        let result = try await fetcher.fetchResult(server.url("status", key, "code=400&retry-after=0")).value(
+        let result = try await fetcher.result(of: server.url("status", key, "code=400&retry-after=0")).value(
             within: patience)
         #expect(result.statusCode == 400)
         #expect(server.hits(key) == 1)
@@ -204,7 +204,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
             retryPolicy: .init(attempts: 2, backoff: .constant(.milliseconds(5)), maximumRetryAfter: cap),
             requestTimeout: nil, retryTimer: timer.timer)
         let url = server.url("status", key, "fail=1&code=\(status)&retry-after=\(header)")
-        #expect(text(try await fetcher.fetch(url).value(within: patience)) == "ok \(key)")
+        #expect(text(try await fetcher.body(of: url).value(within: patience)) == "ok \(key)")
         #expect(timer.delays == [wait])
         #expect(server.hits(key) == 2)
     }
@@ -218,7 +218,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
             session: makeSession(),
             retryPolicy: .init(attempts: 2, backoff: .none, maximumRetryAfter: .milliseconds(50)))
         let url = server.url("status", key, "fail=1&code=503&retry-after=3600")
-        #expect(text(try await fetcher.fetch(url).value(within: patience)) == "ok \(key)")
+        #expect(text(try await fetcher.body(of: url).value(within: patience)) == "ok \(key)")
         let gaps = server.gaps(key)
         #expect(gaps.count == 1)
         #expect(gaps.allSatisfy { $0 >= .milliseconds(50) })
@@ -244,7 +244,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         let key = uniqueKey("truncated")
         let transport = TruncatingTransport(keep: 3)
         let fetcher = Fetcher(transport: transport, retryPolicy: .init(attempts: 2, backoff: .none))
-        let result = try await fetcher.fetchResult(server.url("ok", key)).value(within: patience)
+        let result = try await fetcher.result(of: server.url("ok", key)).value(within: patience)
         #expect(lostConnection(result.error))
         #expect(!result.isSuccess)
         #expect(transport.sent.value == 2)
@@ -252,14 +252,14 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         // A HEAD has no body to check.
         var head = URLRequest(url: server.url("ok", uniqueKey("head")))
         head.httpMethod = "HEAD"
-        #expect(try await fetcher.fetchResult(head).value(within: patience).isSuccess)
+        #expect(try await fetcher.result(of: head).value(within: patience).isSuccess)
     }
 
     @Test func aSlowDripWithinTheTimeoutArrivesWhole() async throws {
         let server = try FaultServer.shared()
         let key = uniqueKey("drip")
         let fetcher = Fetcher(session: makeSession(), retryPolicy: .none, requestTimeout: .seconds(30))
-        let body = try await fetcher.fetch(server.url("drip", key, "bytes=20&interval=5")).value(within: patience)
+        let body = try await fetcher.body(of: server.url("drip", key, "bytes=20&interval=5")).value(within: patience)
         #expect(body == Data(repeating: UInt8(ascii: "d"), count: 20))
     }
 
@@ -270,7 +270,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         // count: a second, not less, for a loaded machine (the body drips for ever either way).
         let fetcher = Fetcher(
             session: makeSession(), retryPolicy: .init(attempts: 2, backoff: .none), requestTimeout: .seconds(1))
-        let result = try await fetcher.fetchResult(server.url("drip", key, "forever")).value(within: patience)
+        let result = try await fetcher.result(of: server.url("drip", key, "forever")).value(within: patience)
         #expect(result.error as? FutureError == .timedOut(after: .seconds(1)))
         #expect(server.hits(key) == 2)
         try await server.waitUntil("both connections were closed") { server.closedByClient(key) == 2 }
@@ -281,7 +281,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         let key = uniqueKey("close")
         let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: 2, retryPolicy: .none)
         for _ in 0..<20 {
-            #expect(text(try await fetcher.fetch(server.url("close", key)).value(within: patience)) == "ok \(key)")
+            #expect(text(try await fetcher.body(of: server.url("close", key)).value(within: patience)) == "ok \(key)")
         }
         #expect(server.hits(key) == 20)
     }
@@ -306,18 +306,18 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         let victim: Future<Data>
         switch phase {
         case "stall":
-            victim = fetcher.fetch(server.url("stall", key))
+            victim = fetcher.body(of: server.url("stall", key))
             try await server.waitUntil("the request is stalled") { server.answering(key) == 1 }
         case "drip":
-            victim = fetcher.fetch(server.url("drip", key, "forever&interval=5"))
+            victim = fetcher.body(of: server.url("drip", key, "forever&interval=5"))
             try await server.waitUntil("the body is dripping") { server.answering(key) == 1 }
         case "queued":
-            blocking = fetcher.fetch(server.url("stall", blocker))
+            blocking = fetcher.body(of: server.url("stall", blocker))
             try await server.waitUntil("the slot is taken") { server.answering(blocker) == 1 }
-            victim = fetcher.fetch(server.url("ok", key))
+            victim = fetcher.body(of: server.url("ok", key))
             #expect(fetcher.queuedRequests == 1)
         default:
-            victim = fetcher.fetch(server.url("status", key, "code=503"))
+            victim = fetcher.body(of: server.url("status", key, "code=503"))
             try await server.waitUntil("the retry waits") { timer.heldCount == 1 }
         }
         victim.cancel()
@@ -336,7 +336,8 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         try await server.waitUntil("the transport has nothing out") { transport.out == 0 }
         let sentBefore = transport.sent
         let sentinel = uniqueKey("sentinel")
-        #expect(text(try await fetcher.fetch(server.url("ok", sentinel)).value(within: patience)) == "ok \(sentinel)")
+        #expect(
+            text(try await fetcher.body(of: server.url("ok", sentinel)).value(within: patience)) == "ok \(sentinel)")
         #expect(transport.sent == sentBefore + 1)
         #expect(server.hits(key) == (phase == "queued" ? 0 : 1))
         #expect(transport.maxOut == 1)
@@ -368,7 +369,7 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
             let fault = fault(index)
             urls.append(server.url(fault.fault, "\(run)-\(fault.fault)", "i=\(index)&\(fault.query)"))
         }
-        let results = try await fetcher.fetchResults(urls).value(within: patience)
+        let results = try await fetcher.results(of: urls).value(within: patience)
         #expect(results.count == 1000)
         #expect(results.filter(\.isSuccess).isEmpty)
         var answersLost = 0
@@ -405,13 +406,13 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         try await server.waitUntil("the transport has nothing out") { transport.out == 0 }
 
         let good = (0..<100).map { server.url("ok", "\(run)-good-\($0)") }
-        let answers = try await fetcher.fetchResults(good).value(within: patience)
+        let answers = try await fetcher.results(of: good).value(within: patience)
         #expect(answers.map { $0.data.map(text) } == (0..<100).map { "ok \(run)-good-\($0)" })
         #expect(transport.maxOut == limit)
 
         // Every slot is free: `limit` stalled requests are all at the server at once.
         let stalled = uniqueKey("stalled")
-        let holds = (0..<limit).map { fetcher.fetch(server.url("stall", stalled, "i=\($0)")) }
+        let holds = (0..<limit).map { fetcher.body(of: server.url("stall", stalled, "i=\($0)")) }
         try await server.waitUntil("every slot holds a request") { server.answering(stalled) == limit }
         for hold in holds { hold.cancel() }
         let deadline = ContinuousClock.now + patience

@@ -15,7 +15,7 @@ import FoundationNetworking
     /// 1,000 requests to the test server, which holds each one until the test releases it:
     /// six reach the server and stall there, the rest wait in the fetcher's queue. Half are
     /// fetched one by one by two callers each (coalesced into one request), half as one
-    /// `fetchResults` batch; then every caller cancels, the queued requests first, the stalled
+    /// `results(of:timeout:)` batch; then every caller cancels, the queued requests first, the stalled
     /// ones last. Every future and the fetcher are released once the session has reported
     /// the cancelled tasks.
     ///
@@ -40,13 +40,13 @@ import FoundationNetworking
                     if case .failure(let error) = outcome, error is CancellationError { outcomes.cancelled += 1 }
                 }
             }
-            let batch = fetcher.fetchResults(Array(urls[..<(requests / 2)]))
+            let batch = fetcher.results(of: Array(urls[..<(requests / 2)]))
             batch.whenComplete { record($0.map { _ in Data() }) }
             refs.add(batch)
             var callers: [Future<Data>] = []
             for url in urls[(requests / 2)...] {
                 for _ in 0..<2 {
-                    let caller = fetcher.fetch(url)
+                    let caller = fetcher.body(of: url)
                     caller.whenComplete(record)
                     refs.add(caller)
                     callers.append(caller)

@@ -21,7 +21,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: limit, retryPolicy: .none)
         var urls: [URL] = []
         for index in 0..<count { urls.append(try await TestServer.url("/held/\(key)?i=\(index)")) }
-        let all = fetcher.fetchResults(urls)
+        let all = fetcher.results(of: urls)
         // Admission is decided as the batch is added: exactly `limit` start, the rest queue.
         #expect(fetcher.queuedRequests == count - limit)
         for released in 0..<count {
@@ -60,7 +60,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
             expected.append(index % 5 == 4 ? "status 404" : "hello \(key)")
         }
         urls.append(refusedURL)
-        let results = try await fetcher.fetchResults(urls).value(within: patience)
+        let results = try await fetcher.results(of: urls).value(within: patience)
         #expect(results.count == 25)
         #expect(results.prefix(24).map { $0.data.map(text) } == expected)
         #expect(results.last?.error != nil)
@@ -70,7 +70,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let key = uniqueKey("coalesce")
         let url = try await TestServer.url("/held/\(key)")
         let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: 6)
-        let fetches = (0..<50).map { _ in fetcher.fetch(url) }
+        let fetches = (0..<50).map { _ in fetcher.body(of: url) }
         try await TestServer.shared.waitUntil("the request arrived") { TestServer.shared.inFlight(key) == 1 }
         TestServer.shared.release(key, count: 50)
         let bodies = try await Future.all(fetches).value(within: patience)
@@ -82,8 +82,8 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let key = uniqueKey("leave")
         let url = try await TestServer.url("/held/\(key)")
         let fetcher = Fetcher(session: makeSession())
-        let leaving = fetcher.fetch(url)
-        let staying = fetcher.fetch(url)
+        let leaving = fetcher.body(of: url)
+        let staying = fetcher.body(of: url)
         try await TestServer.shared.waitUntil("the request arrived") { TestServer.shared.inFlight(key) == 1 }
         leaving.cancel()
         TestServer.shared.release(key)
@@ -97,7 +97,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let url = try await TestServer.url("/flaky/\(key)?fail=2")
         let fetcher = Fetcher(
             session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .constant(.milliseconds(5))))
-        #expect(text(try await fetcher.fetch(url).value(within: patience)) == "ok")
+        #expect(text(try await fetcher.body(of: url).value(within: patience)) == "ok")
         #expect(TestServer.shared.hits(key) == 3)
     }
 
@@ -112,15 +112,15 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
             retryPolicy: .init(attempts: 3, backoff: .exponential(initial: .milliseconds(2))), requestTimeout: nil,
             retryTimer: timer.timer)
         do {
-            _ = try await fetcher.fetch(url).value(within: patience)
+            _ = try await fetcher.body(of: url).value(within: patience)
             Issue.record("a 503 must fail the fetch")
         } catch let error as HTTPStatusError {
             #expect(error.statusCode == 503)
         }
         #expect(TestServer.shared.hits(key) == 3)
         #expect(timer.delays == [.milliseconds(2), .milliseconds(4)])
-        // fetchResults reports the last response rather than an error.
-        let again = try await fetcher.fetchResults([url]).value(within: patience)
+        // results(of:) reports the last response rather than an error.
+        let again = try await fetcher.results(of: [url]).value(within: patience)
         #expect(again.first?.statusCode == 503)
         #expect(TestServer.shared.hits(key) == 6)
         #expect(timer.delays == [.milliseconds(2), .milliseconds(4), .milliseconds(2), .milliseconds(4)])
@@ -129,7 +129,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
     @Test func nonTransientStatusesAndPostsAreNotRetried() async throws {
         let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 4, backoff: .none))
         let missing = uniqueKey("missing")
-        let result = try await fetcher.fetchResult(try await TestServer.url("/status/404/\(missing)")).value(
+        let result = try await fetcher.result(of: try await TestServer.url("/status/404/\(missing)")).value(
             within: patience)
         #expect(result.statusCode == 404)
         #expect(TestServer.shared.hits(missing) == 1)
@@ -137,7 +137,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let posted = uniqueKey("post")
         var request = URLRequest(url: try await TestServer.url("/flaky/\(posted)?fail=1"))
         request.httpMethod = "POST"
-        let postResult = try await fetcher.fetchResult(request).value(within: patience)
+        let postResult = try await fetcher.result(of: request).value(within: patience)
         #expect(postResult.statusCode == 503)
         #expect(TestServer.shared.hits(posted) == 1)
     }
@@ -146,46 +146,9 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         // Nothing listens, so the attempts are counted where they leave: at the transport.
         let transport = ImmediateCancelTransport(session: makeSession())
         let fetcher = Fetcher(transport: transport, retryPolicy: .init(attempts: 3, backoff: .none))
-        let result = try await fetcher.fetchResult(refusedURL).value(within: patience)
+        let result = try await fetcher.result(of: refusedURL).value(within: patience)
         #expect((result.error as? URLError)?.code == .cannotConnectToHost)
         #expect(transport.sent(refusedURL) == 3)
-    }
-
-    @Test func resultsForURLsKeepTheirOrderAndTheDeadline() async throws {
-        let fast = uniqueKey("results-fast")
-        let slow = uniqueKey("results-slow")
-        let fetcher = Fetcher(session: makeSession(), retryPolicy: .none)
-        let urls = [
-            try await TestServer.url("/held/\(slow)"), try await TestServer.url("/hello/\(fast)"),
-            try await TestServer.url("/status/404/\(uniqueKey("results-missing"))"),
-        ]
-        let results = try await fetcher.results(from: urls, timeout: .seconds(3))
-        #expect(results.count == 3)
-        #expect(results[0].error as? FutureError == .timedOut(after: .seconds(3)))
-        #expect(results[1].data.map(text) == "hello \(fast)")
-        #expect(results[2].statusCode == 404)
-        #expect(TestServer.shared.hits(fast) == 1)
-        TestServer.shared.release(slow)
-        // Without a deadline every result arrives.
-        let again = try await fetcher.results(from: [urls[1], urls[2]])
-        #expect(again.map(\.statusCode) == [200, 404])
-    }
-
-    /// Each `async` twin gives what its `Future` method gives: the body, or the response whatever
-    /// its status.
-    @Test func asyncTwinsMirrorTheirFutureMethods() async throws {
-        let fetcher = Fetcher(session: makeSession(), retryPolicy: .none)
-        let key = uniqueKey("twins")
-        let hello = try await TestServer.url("/hello/\(key)")
-        let missing = try await TestServer.url("/status/404/\(uniqueKey("twins-missing"))")
-        #expect(text(try await fetcher.data(for: URLRequest(url: hello))) == "hello \(key)")
-        #expect(text(try await fetcher.fetch(URLRequest(url: hello)).value(within: patience)) == "hello \(key)")
-        await #expect(throws: HTTPStatusError.self) { try await fetcher.data(for: URLRequest(url: missing)) }
-        let result = try await fetcher.result(from: missing)
-        #expect(result.statusCode == 404)
-        #expect(try await fetcher.fetchResult(missing).value(within: patience).statusCode == 404)
-        let plural = try await fetcher.results(from: [missing, hello])
-        #expect(plural.map(\.statusCode) == [404, 200])
     }
 
     @Test func fetchingARequestRetriesIdempotentMethodsOnly() async throws {
@@ -195,14 +158,14 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         var request = URLRequest(url: server.url("status", put, "fail=2"))
         request.httpMethod = "PUT"
         request.httpBody = Data("body".utf8)
-        #expect(text(try await fetcher.fetch(request).value(within: patience)) == "ok \(put)")
+        #expect(text(try await fetcher.body(of: request).value(within: patience)) == "ok \(put)")
         #expect(server.methods(put) == ["PUT", "PUT", "PUT"])
 
         let patch = uniqueKey("patch")
         request = URLRequest(url: server.url("status", patch, "fail=2"))
         request.httpMethod = "PATCH"
         do {
-            _ = try await fetcher.fetch(request).value(within: patience)
+            _ = try await fetcher.body(of: request).value(within: patience)
             Issue.record("a 503 to a PATCH must fail the fetch")
         } catch let error as HTTPStatusError {
             #expect(error.statusCode == 503)
@@ -217,7 +180,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: 1, retryPolicy: .none)
         var urls: [URL] = []
         for index in 0..<5 { urls.append(try await TestServer.url("/held/\(key)?i=\(index)")) }
-        let all = fetcher.fetchResults(urls)
+        let all = fetcher.results(of: urls)
         try await server.waitUntil("the first request is held") { server.inFlight(key) == 1 }
         #expect(fetcher.queuedRequests == 4)
         all.cancel()
@@ -225,7 +188,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         // The limiter is first in, first out with one slot: had any cancelled request still been
         // queued, it would reach the server before this one.
         let sentinel = uniqueKey("sentinel")
-        let after = try await fetcher.fetch(try await TestServer.url("/hello/\(sentinel)")).value(within: patience)
+        let after = try await fetcher.body(of: try await TestServer.url("/hello/\(sentinel)")).value(within: patience)
         #expect(text(after) == "hello \(sentinel)")
         // Only the first request ever reached the server; none of the four queued behind it.
         #expect(server.hits("\(key)?i=0") >= 1)
@@ -247,7 +210,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let transport = ImmediateCancelTransport(session: makeSession())
         let fetcher = Fetcher(
             transport: transport, maxConcurrentRequests: 1, retryPolicy: .init(attempts: 3, backoff: .none))
-        let all = fetcher.fetchResults([flaky, held])
+        let all = fetcher.results(of: [flaky, held])
         try await server.waitUntil("the second request is held") { server.inFlight("\(key)-b") == 1 }
         #expect(fetcher.queuedRequests == 1)
         #expect(transport.sent(flaky) == 1)
@@ -257,7 +220,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         // The slot is free and first in, first out: a later request is sent, and nothing of the
         // batch was sent before it.
         let sentinel = uniqueKey("batch-sentinel")
-        let after = try await fetcher.fetch(try await TestServer.url("/hello/\(sentinel)")).value(within: patience)
+        let after = try await fetcher.body(of: try await TestServer.url("/hello/\(sentinel)")).value(within: patience)
         #expect(text(after) == "hello \(sentinel)")
         #expect(transport.sent(flaky) == 1)
         #expect(transport.sent(held) == 1)
@@ -272,30 +235,16 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let fetcher = Fetcher(transport: transport, maxConcurrentRequests: 2, retryPolicy: .none)
         var urls: [URL] = []
         for index in 0..<6 { urls.append(try await TestServer.url("/held/\(key)?i=\(index)")) }
-        let fetches = urls.map { fetcher.fetch($0) }
+        let fetches = urls.map { fetcher.body(of: $0) }
         try await server.waitUntil("two requests are held") { server.inFlight(key) == 2 }
         #expect(fetcher.queuedRequests == 4)
         fetcher.cancelAll()
         #expect(fetcher.queuedRequests == 0)
         for fetch in fetches { #expect(await (try? fetch.value(within: patience)) == nil) }
         let sentinel = uniqueKey("cancel-all-sentinel")
-        _ = try await fetcher.fetch(try await TestServer.url("/hello/\(sentinel)")).value(within: patience)
+        _ = try await fetcher.body(of: try await TestServer.url("/hello/\(sentinel)")).value(within: patience)
         #expect(urls.map { transport.sent($0) } == [1, 1, 0, 0, 0, 0])
         server.release(key, count: 2)
-    }
-
-    @Test func cancellingTheAwaitingTaskCancelsTheRequest() async throws {
-        let key = uniqueKey("task")
-        let url = try await TestServer.url("/held/\(key)")
-        let fetcher = Fetcher(session: makeSession(), maxConcurrentRequests: 1, retryPolicy: .none)
-        let task = Task { try await fetcher.data(from: url) }
-        try await TestServer.shared.waitUntil("the request is held") { TestServer.shared.inFlight(key) == 1 }
-        task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
-        // The slot is free again once the transport reports the cancelled request.
-        let sentinel = uniqueKey("after-task")
-        _ = try await fetcher.fetch(try await TestServer.url("/hello/\(sentinel)")).value(within: patience)
-        TestServer.shared.release(key)
     }
 
     @Test func requestTimeoutFailsAHungAttemptAndRetriesIt() async throws {
@@ -306,7 +255,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let fetcher = Fetcher(
             session: makeSession(), retryPolicy: .init(attempts: 2, backoff: .none), requestTimeout: .seconds(1))
         do {
-            _ = try await fetcher.fetch(url).value(within: patience)
+            _ = try await fetcher.body(of: url).value(within: patience)
             Issue.record("a hung request must time out")
         } catch {
             #expect(error as? FutureError == .timedOut(after: .seconds(1)))
@@ -322,7 +271,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let urls = [try await TestServer.url("/hello/\(fast)"), try await TestServer.url("/held/\(slow)")]
         // The slow route answers only when released, after the deadline; the deadline is long
         // enough for the fast answer to arrive even on a loaded machine under TSan.
-        let results = try await fetcher.fetchResults(urls, timeout: .seconds(3)).value(within: patience)
+        let results = try await fetcher.results(of: urls, timeout: .seconds(3)).value(within: patience)
         #expect(results[0].data.map(text) == "hello \(fast)")
         #expect(results[1].error as? FutureError == .timedOut(after: .seconds(3)))
         TestServer.shared.release(slow)
@@ -333,15 +282,15 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let url = try await TestServer.url("/hello/\(key)")
         let cache = MemoryCache<URL, Data>(costLimit: 1 << 20)
         let fetcher = Fetcher(session: makeSession(), cache: cache)
-        #expect(text(try await fetcher.fetch(url).value(within: patience)) == "hello \(key)")
+        #expect(text(try await fetcher.body(of: url).value(within: patience)) == "hello \(key)")
         #expect(cache.value(forKey: url).map(text) == "hello \(key)")
-        let again = try await fetcher.fetchResult(url).value(within: patience)
+        let again = try await fetcher.result(of: url).value(within: patience)
         #expect(again.data.map(text) == "hello \(key)")
         #expect(again.statusCode == 200)
         #expect(TestServer.shared.hits(key) == 1)
         // Failures are not cached.
         let missing = try await TestServer.url("/status/404/\(uniqueKey("uncached"))")
-        _ = try await fetcher.fetchResult(missing).value(within: patience)
+        _ = try await fetcher.result(of: missing).value(within: patience)
         #expect(cache.value(forKey: missing) == nil)
         // Bodies are stored with their size as the cost.
         #expect(cache.totalCost == "hello \(key)".utf8.count)
@@ -362,7 +311,7 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let transport = CountingTransport()
         let fetcher = Fetcher(transport: transport, maxConcurrentRequests: 2)
         let key = uniqueKey("transport")
-        let body = try await fetcher.data(from: try await TestServer.url("/hello/\(key)"))
+        let body = try await fetcher.body(of: try await TestServer.url("/hello/\(key)")).value(within: patience)
         #expect(text(body) == "hello \(key)")
         #expect(transport.sent.value == 1)
     }

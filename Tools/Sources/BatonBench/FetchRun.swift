@@ -66,7 +66,7 @@ public struct FetchRun: Sendable {
         let finished = Protected(0)
         let total = urls.count
         let lines = urls.map { url in
-            fetcher.fetchResult(url).map { result -> Line in
+            fetcher.result(of: url).map { result -> Line in
                 let done = finished.write { count -> Int in
                     count += 1
                     return count

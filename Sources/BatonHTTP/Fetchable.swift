@@ -1,0 +1,32 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a ``Fetcher`` fetches: a `URL` (a GET) or a `URLRequest` (its method, headers and body).
+///
+/// ```swift
+/// let page = try await fetcher.body(of: url).value          // a GET
+/// var upload = URLRequest(url: url)
+/// upload.httpMethod = "PUT"
+/// let outcome = try await fetcher.result(of: upload).value  // the same methods take a request
+/// ```
+///
+/// One parameter type, so that each of the fetcher's methods is spelled once rather than once
+/// per kind of input. A type of your own, such as an API's endpoint, can conform by building
+/// its request.
+public protocol Fetchable {
+    /// The request to send.
+    var urlRequest: URLRequest { get }
+}
+
+extension URL: Fetchable {
+    /// A GET of this URL, with the default cache policy and timeout.
+    public var urlRequest: URLRequest { URLRequest(url: self) }
+}
+
+extension URLRequest: Fetchable {
+    /// This request, as it is.
+    public var urlRequest: URLRequest { self }
+}
