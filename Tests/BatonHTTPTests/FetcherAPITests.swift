@@ -10,6 +10,28 @@ import FoundationNetworking
 
 private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
 
+/// How `task` ended, within `patience`, or the test fails: a cancellation that does not reach
+/// the request fails the test by name instead of hanging it. The wait does not go through
+/// `Future.value`, whose cancellation is what these tests check.
+func outcome<Value: Sendable>(
+    of task: Task<Value, any Error>, sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> Result<Value, any Error> {
+    let ended = Promise<Result<Value, any Error>?>()
+    Task { ended.tryComplete(with: .success(await task.result)) }
+    Task {
+        try? await Task.sleep(for: patience)
+        ended.tryComplete(with: .success(nil))
+    }
+    let outcome = await withCheckedContinuation { continuation in
+        ended.future.whenSuccess { continuation.resume(returning: $0) }
+    }
+    guard let outcome else {
+        Issue.record("the task did not end within \(patience) of its cancellation", sourceLocation: sourceLocation)
+        throw CancellationError()
+    }
+    return outcome
+}
+
 /// The promises of the public surface: `body(of:)` gives the body or fails, `result(of:)` and
 /// `results(of:timeout:)` give the whole outcome; a URL and a URLRequest are one parameter type;
 /// an `async` caller cancels its request by cancelling the task that awaits `value`.
@@ -166,7 +188,8 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let task = Task { try await fetcher.body(of: url).value }
         try await server.waitUntil("the request is stalled") { server.hits(key) == 1 }
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        let taskOutcome = try await outcome(of: task)
+        #expect(throws: CancellationError.self) { try taskOutcome.get() }
         // The transfer is cancelled: the server sees the connection closed, and the slot is free.
         try await server.waitUntil("the client closed the connection") { server.closedByClient(key) == 1 }
         let sentinel = uniqueKey("after-task")
@@ -184,7 +207,8 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         let staying = Task { try await fetcher.result(of: url).value }
         try await TestServer.shared.waitUntil("the request arrived") { TestServer.shared.inFlight(key) == 1 }
         leaving.cancel()
-        await #expect(throws: CancellationError.self) { try await leaving.value }
+        let leavingOutcome = try await outcome(of: leaving)
+        #expect(throws: CancellationError.self) { try leavingOutcome.get() }
         TestServer.shared.release(key)
         #expect(try await staying.value.data.map(text) == "held \(key)")
         #expect(TestServer.shared.hits(key) == 1)
@@ -201,7 +225,8 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
         try await server.waitUntil("the first request is stalled") { server.hits(key) == 1 }
         #expect(fetcher.queuedRequests == 3)
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        let taskOutcome = try await outcome(of: task)
+        #expect(throws: CancellationError.self) { try taskOutcome.get() }
         try await server.waitUntil("the client closed the connection") { server.closedByClient(key) == 1 }
         // One slot, first in, first out: a queued request of the batch would reach the server
         // before this one.

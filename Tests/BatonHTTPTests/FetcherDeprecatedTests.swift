@@ -48,7 +48,8 @@ private struct Fixture {
         let task = Task { [fetcher] in try await call(fetcher, url) }
         try await server.waitUntil("the request is stalled") { server.hits(stalled) == 1 }
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        let taskOutcome = try await outcome(of: task)
+        #expect(throws: CancellationError.self) { try taskOutcome.get() }
         try await server.waitUntil("the client closed the connection") { server.closedByClient(stalled) == 1 }
     }
 }
