@@ -118,6 +118,26 @@ struct DispatchGroupGuideTests {
         #expect(pages.map { String(decoding: $0, as: UTF8.self) } == names)
     }
 
+    @Test("Fetcher: two bodies with zip, then every page's outcome, in order, whatever its status")
+    func fetcherBodiesAndResults() async throws {
+        let session = makeSession()
+        let profileURL = try await GuideServer.url("/text/\(uniqueKey("profile"))")
+        let avatarURL = try await GuideServer.url("/text/\(uniqueKey("avatar"))")
+        let names = (0..<6).map { uniqueKey("page\($0)") }
+        var pageURLs: [URL] = []
+        for name in names { pageURLs.append(try await GuideServer.url("/text/\(name)")) }
+        pageURLs.append(try await GuideServer.url("/status/404"))
+
+        let fetcher = Fetcher(session: session, maxConcurrentRequests: 4)
+        let (profile, avatar) = try await zip(fetcher.body(of: profileURL), fetcher.body(of: avatarURL)).value
+        let pages = try await fetcher.results(of: pageURLs, timeout: .seconds(30)).value
+
+        #expect(String(decoding: profile, as: UTF8.self) == profileURL.lastPathComponent)
+        #expect(String(decoding: avatar, as: UTF8.self) == avatarURL.lastPathComponent)
+        #expect(pages.map(\.statusCode) == Array(repeating: 200, count: 6) + [404])
+        #expect(pages.prefix(6).map(body) == names)
+    }
+
     @Test("download: a refused connection is the session's error")
     func downloadRefused() async throws {
         await #expect(throws: URLError.self) { try await download(refusedURL, using: makeSession()).value }
