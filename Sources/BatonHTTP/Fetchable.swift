@@ -17,16 +17,18 @@ import FoundationNetworking
 /// per kind of input. A type of your own, such as an API's endpoint, can conform by building
 /// its request.
 public protocol Fetchable {
-    /// The request to send.
-    var urlRequest: URLRequest { get }
+    // Not `urlRequest`: apps often give `URL` an extension of that name, which a public one
+    // here would make ambiguous.
+    /// The request a fetcher sends for this value.
+    var fetchRequest: URLRequest { get }
 }
 
 extension URL: Fetchable {
     /// A GET of this URL, with the default cache policy and timeout.
-    public var urlRequest: URLRequest { URLRequest(url: self) }
+    public var fetchRequest: URLRequest { URLRequest(url: self) }
 }
 
 extension URLRequest: Fetchable {
     /// This request, as it is.
-    public var urlRequest: URLRequest { self }
+    public var fetchRequest: URLRequest { self }
 }

@@ -224,7 +224,7 @@ public final class Fetcher {
     /// - Returns: A future that succeeds with the response or the error; it fails only with
     ///   `CancellationError`, when it (or the task awaiting its `value`) is cancelled.
     public func result(of request: some Fetchable) -> Future<URLResult> {
-        let request = request.urlRequest
+        let request = request.fetchRequest
         let method = (request.httpMethod ?? "GET").uppercased()
         guard method == "GET", let url = request.url else {
             return perform(request, idempotent: Self.idempotentMethods.contains(method))

@@ -105,10 +105,10 @@ func outcome<Value: Sendable>(
         }
 
         let url = server.url("ok", uniqueKey("same"))
-        #expect(url.urlRequest == URLRequest(url: url))
+        #expect(url.fetchRequest == URLRequest(url: url))
         var request = URLRequest(url: url)
         request.httpMethod = "PUT"
-        #expect(request.urlRequest == request)
+        #expect(request.fetchRequest == request)
     }
 
     /// A URL and a GET request for it are the same fetch: in flight together, they make one
@@ -131,7 +131,7 @@ func outcome<Value: Sendable>(
         struct Endpoint: Fetchable {
             let base: URL
             let key: String
-            var urlRequest: URLRequest {
+            var fetchRequest: URLRequest {
                 var request = URLRequest(url: base.appendingPathComponent("ok").appendingPathComponent(key))
                 request.httpMethod = "PUT"
                 return request
