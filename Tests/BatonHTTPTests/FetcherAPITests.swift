@@ -86,7 +86,7 @@ func outcome<Value: Sendable>(
         }
     }
 
-    /// A URL is a GET of it; a request is sent as it is, with its method, headers and body.
+    /// A URL is a GET of it; a request is sent as it is (the server records its method).
     @Test func aURLIsAGetAndARequestIsSentAsItIs() async throws {
         let server = try FaultServer.shared()
         let fetcher = Fetcher(session: makeSession(), retryPolicy: .none)
