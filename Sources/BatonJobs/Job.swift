@@ -44,7 +44,7 @@ open class Job: CustomStringConvertible {
 
     /// Guarded by `JobGraph.lock`. The lock, not the runtime's exclusivity check, keeps
     /// accesses apart.
-    @exclusivity(unchecked) var machine: JobSchedulingState
+    @exclusivity(unchecked) var machine: JobStateMachine
 
     /// Creates a job that is ready (it has no dependencies yet) and not in any queue.
     ///
@@ -53,7 +53,7 @@ open class Job: CustomStringConvertible {
     ///   - priority: Where it goes among its queue's ready jobs.
     public init(name: String? = nil, priority: JobPriority = .normal) {
         self.name = name
-        machine = JobSchedulingState(priority: priority)
+        machine = JobStateMachine(priority: priority)
     }
 
     /// The work. Override it in a subclass; the default does nothing.
@@ -116,11 +116,9 @@ open class Job: CustomStringConvertible {
         set {
             JobGraph.lock.withLock {
                 JobGraph.admitLocked(self)
-                machine.ownPriority = newValue
-                let effective = machine.effectivePriority
-                if case .ready(let level) = machine.phase, level < effective, let queue = machine.queue {
-                    machine.phase = .ready(effective)
-                    queue.machine.ready[effective.rawValue].append(self)
+                let (requeue, effective) = machine.setOwnPriority(newValue)
+                if let requeue, let queue = machine.queue {
+                    queue.machine.ready[requeue.rawValue].append(self)
                 }
                 for index in 0..<machine.dependencies.count {
                     let dependency = machine.dependencies[index]
@@ -240,15 +238,15 @@ open class Job: CustomStringConvertible {
             let unfinished = machine.unfinishedCount
             if unfinished > 0 { throw .notReady(job: description, unfinishedDependencies: unfinished) }
             JobGraph.linkLocked(self, strongly: false)  // applies the failure policy; nothing to list
-            if let reason = machine.cancellation {
+            switch machine.startOutsideQueue() {
+            case .finishCancelled(let reason):
                 JobGraph.finishLocked(self, .cancelled(reason), &fx)
                 JobGraph.finalizePendingLocked(&fx)
                 return false
+            case .run(let observers):
+                if case .drainOutbox = observers { fx.deliver.append(self) }
+                return true
             }
-            machine.phase = .executing
-            machine.ran = true
-            if machine.emit(.executing) { fx.deliver.append(self) }
-            return true
         }
         fx.perform()
         guard run else { return }
@@ -271,11 +269,7 @@ open class Job: CustomStringConvertible {
         JobGraph.lock.withLock {
             // Outside a queue, the job must hear its dependencies finish to report `.ready`.
             if machine.isIdle && !machine.linked { JobGraph.linkLocked(self, strongly: false) }
-            let current = machine.state
-            let extras = machine.makeExtras()
-            if !machine.isFinished { extras.observers.append(handler) }
-            extras.outbox.append(.state(current, [handler]))
-            if machine.becomeDeliverer() { fx.deliver.append(self) }
+            if case .drainOutbox = machine.addObserver(handler) { fx.deliver.append(self) }
         }
         fx.perform()
     }
@@ -299,15 +293,7 @@ open class Job: CustomStringConvertible {
     public var completion: (@Sendable (Job) -> Void)? {
         get { JobGraph.lock.withLock { machine.extras?.completion } }
         set {
-            let refused: String? = JobGraph.lock.withLock {
-                switch machine.phase {
-                case .executing: return "executing"
-                case .finished: return "finished"
-                case .idle, .waiting, .ready:
-                    machine.makeExtras().completion = newValue
-                    return nil
-                }
-            }
+            let refused = JobGraph.lock.withLock { machine.setCompletion(newValue) }
             if let refused {
                 preconditionFailure(
                     "Job.completion set on \(description), which is already \(refused); set it before the job starts")
@@ -323,25 +309,16 @@ open class Job: CustomStringConvertible {
     ///   call it from the job's own body, observer or completion handler.
     @available(*, noasync, message: "blocks the thread; use `await finished()`", renamed: "finished()")
     public func waitUntilFinished() {
-        let semaphore: DispatchSemaphore? = JobGraph.lock.withLock {
-            if machine.finalized { return nil }
-            let semaphore = DispatchSemaphore(value: 0)
-            machine.makeExtras().waiters.append(.semaphore(semaphore))
-            return semaphore
-        }
-        semaphore?.wait()
+        let waiter = JobGraph.lock.withLock { machine.addWaiter { .semaphore(DispatchSemaphore(value: 0)) } }
+        if case .semaphore(let semaphore)? = waiter { semaphore.wait() }
     }
 
     /// Suspends until the job has finished and its completion handler has run. Does not end
     /// early when the awaiting task is cancelled.
     public func finished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = JobGraph.lock.withLock {
-                if machine.finalized { return true }
-                machine.makeExtras().waiters.append(.continuation(continuation))
-                return false
-            }
-            if done { continuation.resume() }
+            let added = JobGraph.lock.withLock { machine.addWaiter { .continuation(continuation) } }
+            if added == nil { continuation.resume() }
         }
     }
 

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// What a transition under ``JobGraph/lock`` decided should happen once the lock is released:
 /// the "effects outside" half of the state machines. Callbacks, wake-ups and new workers all
 /// start from ``perform()``, which runs without any Baton lock held.
@@ -48,4 +50,22 @@ struct JobEffects {
             JobGraph.drainOutbox(of: job, &self)
         }
     }
+}
+
+/// A thread or task waiting for a job or a queue to finish.
+enum JobWaiter {
+    case semaphore(DispatchSemaphore)
+    case continuation(CheckedContinuation<Void, Never>)
+
+    func resume() {
+        switch self {
+        case .semaphore(let semaphore): semaphore.signal()
+        case .continuation(let continuation): continuation.resume()
+        }
+    }
+}
+
+/// A job, held weakly: an entry in a dependency's list of watchers.
+struct WeakJob {
+    weak var job: Job?
 }

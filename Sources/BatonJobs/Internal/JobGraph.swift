@@ -1,10 +1,11 @@
 import BatonLocks
 
-/// The dependency graph shared by every job and queue, and the transitions that cross from one
-/// job to another.
+/// The dependency graph shared by every job and queue: it carries the actions that a job's
+/// ``JobStateMachine`` returns across the edges (to dependents, dependencies and the job's
+/// queue), and records the effects to perform after unlock in ``JobEffects``.
 ///
-/// Locking: one process-wide ``lock`` guards every job's ``JobSchedulingState`` and every queue's
-/// ``QueueSchedulingState``. Edges cross queues freely, so a per-queue or per-job lock would
+/// Locking: one process-wide ``lock`` guards every job's ``JobStateMachine`` and every queue's
+/// ``QueueStateMachine``. Edges cross queues freely, so a per-queue or per-job lock would
 /// need an ordering across arbitrary graphs; with one lock there is no order to get wrong and
 /// no deadlock, and a cycle check plus the edge insertion it guards are trivially one atomic
 /// step. The critical sections are short (a few field updates per job, plus the work that is
@@ -25,9 +26,10 @@ enum JobGraph {
 
     // MARK: Finishing
 
-    /// Moves `job` to finished. It is finalized (dependents released, waiters woken) under this
-    /// same lock hold by ``finalizePendingLocked(_:)`` when it has no observer or completion to
-    /// run first; otherwise after those run, by the thread that drains its outbox.
+    /// Moves `job` to finished (``JobStateMachine/finish(_:)``). It is finalized (dependents
+    /// released, waiters woken) under this same lock hold by ``finalizePendingLocked(_:)`` when
+    /// it has no observer or completion to run first; otherwise after those run, by the thread
+    /// that drains its outbox.
     ///
     /// - Parameter finalizeNow: The caller holds `job` and calls ``finalizePendingLocked(_:)``
     ///   next, so a quiet job is finalized here rather than through `fx.toFinalize` (which would
@@ -36,31 +38,19 @@ enum JobGraph {
     static func finishLocked(
         _ job: Job, _ bodyOutcome: JobOutcome, _ fx: inout JobEffects, finalizeNow: Bool = false
     ) {
-        var outcome = bodyOutcome
-        if let reason = job.machine.cancellation {
-            switch outcome {
-            case .succeeded, .cancelled(.requested): outcome = .cancelled(reason)
-            case .failed, .cancelled: break
-            }
-        }
-        if case .ready = job.machine.phase, let queue = job.machine.queueReference {
+        let (action, leftReady) = job.machine.finish(bodyOutcome)
+        if leftReady, let queue = job.machine.queueReference {
             queue._withUnsafeGuaranteedRef { $0.machine.readyCount -= 1 }
         }
-        job.machine.phase = .finished(JobSchedulingState.FinishedOutcome(outcome))
-        if JobSchedulingState.finishesQuietly(job.machine.extras) {
+        switch action {
+        case .finalize:
             if finalizeNow {
                 finalizeLocked(job, &fx)
             } else {
                 fx.toFinalize.append(job)
             }
-        } else {
-            let extras = job.machine.makeExtras()
-            if !extras.observers.isEmpty {
-                extras.outbox.append(.state(.finished(outcome), extras.observers))
-                extras.observers = []
-            }
-            extras.outbox.append(.finalize)
-            if job.machine.becomeDeliverer() { fx.deliver.append(job) }
+        case .drainOutbox: fx.deliver.append(job)
+        case .none: break
         }
     }
 
@@ -82,27 +72,21 @@ enum JobGraph {
         }
     }
 
-    /// Releases a finished job's dependents, drops its edges, leaves its queue and wakes its
-    /// waiters.
+    /// Finalizes a finished job (``JobStateMachine/finalize()``): releases its dependents,
+    /// leaves its queue and wakes its waiters.
     private static func finalizeLocked(_ job: Job, _ fx: inout JobEffects) {
-        guard case .finished(let finished) = job.machine.phase, !job.machine.finalized else { return }
-        let outcome = finished.outcome
-        job.machine.finalized = true
+        guard let finalization = job.machine.finalize() else { return }
+        let outcome = finalization.outcome
         // A job that ran dropped its body on the running thread; one that never ran drops it
         // here, exactly once, since a job is finalized once.
-        if !job.machine.ran { fx.actions.append(.releaseBody(job)) }
-        // Moved out of the job, not copied: a copy would retain and release every dependent.
-        var (firstDependent, moreDependents) = job.machine.dependents.takeAll()
+        if finalization.releasesBody { fx.actions.append(.releaseBody(job)) }
         var watchers: [WeakJob]?
-        job.machine.dependencies = JobList()
-        if let extras = job.machine.extras {
-            watchers = extras.watchers
-            extras.watchers = []
-            if !extras.waiters.isEmpty {
-                fx.actions.append(contentsOf: extras.waiters.map(JobEffects.Action.resume))
-                extras.waiters = []
-            }
+        if finalization.hasExtras {
+            watchers = job.machine.takeWatchers()
+            let waiters = job.machine.takeWaiters()
+            if !waiters.isEmpty { fx.actions.append(contentsOf: waiters.map(JobEffects.Action.resume)) }
         }
+        var (firstDependent, moreDependents) = job.machine.takeDependents()
         if let dependent = firstDependent.take() { dependencyFinishedLocked(dependent, job, outcome, &fx) }
         for dependent in moreDependents { dependencyFinishedLocked(dependent, job, outcome, &fx) }
         // A watcher that has been added to a queue since is among the dependents now.
@@ -112,13 +96,13 @@ enum JobGraph {
                 dependencyFinishedLocked(watcher, job, outcome, &fx)
             }
         }
-        if let queue = job.machine.queueReference {
+        if let queue = finalization.queue {
             queue._withUnsafeGuaranteedRef { $0.removeMemberLocked(job, &fx) }
-            job.machine.queueReference = nil
         }
     }
 
-    /// `dependency` of `job` finished with `outcome`.
+    /// `dependency` of `job` finished with `outcome`
+    /// (``JobStateMachine/dependencyFinished(_:_:)``).
     ///
     /// Takes `job` over (the caller moves it out of the dependency's list): one that becomes
     /// ready goes into its queue's ready FIFO with the retain the list held, rather than the
@@ -126,38 +110,19 @@ enum JobGraph {
     /// the loop over the dependents, it retained and released each one.
     @inline(never)
     private static func dependencyFinishedLocked(
-        _ dependent: consuming Job, _ dependency: Job, _ outcome: JobOutcome, _ fx: inout JobEffects
+        _ dependent: consuming Job, _ dependency: Job, _ outcome: JobStateMachine.FinishedOutcome,
+        _ fx: inout JobEffects
     ) {
         // Rebound as a constant: changing the job's state through the parameter itself (a
         // variable) counts, for the thread sanitizer, as writing the whole object, which races
         // with any thread reading its type to call a method.
         let job = consume dependent
-        guard !job.machine.isFinished else { return }  // cancelled before its dependencies finished
-        job.machine.unfinishedDependencies -= 1
-        if !outcome.isSucceeded { applyFailurePolicyLocked(job, dependency, outcome) }
-        switch job.machine.phase {
-        case .waiting, .ready:
-            if let reason = job.machine.cancellation {
-                finishLocked(job, .cancelled(reason), &fx)
-            } else if job.machine.unfinishedDependencies == 0 {
-                makeReadyLocked(consume job, emit: true, &fx)
-            }
-        case .idle:
-            if job.machine.unfinishedDependencies == 0, job.machine.emit(.ready) { fx.deliver.append(job) }
-        case .executing, .finished:
-            break
+        switch job.machine.dependencyFinished(dependency, outcome) {
+        case .none: break
+        case .finishCancelled(let reason): finishLocked(job, .cancelled(reason), &fx)
+        case .makeReady: makeReadyLocked(consume job, emit: true, &fx)
+        case .drainOutbox: fx.deliver.append(job)
         }
-    }
-
-    /// Cancels `job` if its policy is `.cancel` and `dependency` failed or was cancelled, unless
-    /// it is cancelled already. Returns whether it did.
-    @discardableResult
-    static func applyFailurePolicyLocked(_ job: Job, _ dependency: Job, _ outcome: JobOutcome) -> Bool {
-        guard job.machine.cancellation == nil, job.machine.failurePolicy == .cancel,
-            let reason = cancellationReason(dependency, outcome)
-        else { return false }
-        job.machine.cancellation = reason
-        return true
     }
 
     /// Makes `job` hear from its dependencies: its count of unfinished ones becomes exact, and
@@ -172,28 +137,17 @@ enum JobGraph {
             var unfinished = 0
             job.machine.dependencies.forEach { dependency in
                 if let outcome = dependency.machine.finalOutcome {
-                    applyFailurePolicyLocked(job, dependency, outcome)
+                    job.machine.applyFailurePolicy(dependency, outcome)
                 } else {
                     unfinished += 1
-                    if !strongly { dependency.machine.makeExtras().watchers.append(WeakJob(job: job)) }
+                    if !strongly { dependency.machine.listDependent(job, strongly: false) }
                 }
             }
             job.machine.unfinishedDependencies = Int32(unfinished)
         }
         guard strongly, job.machine.cancellation == nil, job.machine.unfinishedDependencies > 0 else { return }
         job.machine.dependencies.forEach { dependency in
-            if !dependency.machine.finalized { dependency.machine.dependents.append(job) }
-        }
-    }
-
-    /// The reason a dependent with policy `.cancel` is cancelled when `dependency` finished
-    /// with `outcome`; nil when it succeeded. The root cause is passed on unchanged.
-    static func cancellationReason(_ dependency: Job, _ outcome: JobOutcome) -> JobCancellationReason? {
-        switch outcome {
-        case .succeeded: nil
-        case .failed(let error): .dependencyFailed(job: dependency.description, error: error)
-        case .cancelled(.requested): .dependencyCancelled(job: dependency.description)
-        case .cancelled(let upstream): upstream
+            if !dependency.machine.finalized { dependency.machine.listDependent(job, strongly: true) }
         }
     }
 
@@ -210,28 +164,20 @@ enum JobGraph {
     /// ``makeReadyLocked(_:emit:_:)`` for a caller that has `job`'s queue at hand already.
     static func makeReadyLocked(_ readyJob: consuming Job, in queue: QueueCore, emit: Bool, _ fx: inout JobEffects) {
         let job = consume readyJob  // a constant, as in `dependencyFinishedLocked`
-        let level = job.machine.effectivePriority
-        job.machine.phase = .ready(level)
-        if emit, job.machine.emit(.ready) { fx.deliver.append(copy job) }
+        let (level, observers) = job.machine.makeReady(emit: emit)
+        if case .drainOutbox = observers { fx.deliver.append(copy job) }
         queue.machine.pushReady(consume job, level)
         queue.requestWorkersLocked(&fx)
     }
 
-    /// Cancels `job` by request: a job waiting in a queue finishes at once; a running one sees
-    /// `isCancelled`; one outside a queue finishes as cancelled when it is added or started.
+    /// Cancels `job` by request (``JobStateMachine/cancel()``): a job waiting in a queue
+    /// finishes at once; a running one sees `isCancelled`; one outside a queue finishes as
+    /// cancelled when it is added or started.
     static func cancelLocked(_ job: Job, _ fx: inout JobEffects) {
-        if job.machine.isFinished { return }
-        // A failed dependency's reason comes first, even when the job has not applied it yet.
-        if job.machine.cancellation == nil {
-            job.machine.cancellation = job.machine.effectiveCancellation ?? .requested
-        }
-        switch job.machine.phase {
-        case .waiting, .ready:
-            finishLocked(job, .cancelled(job.machine.cancellation!), &fx)
-        case .executing:
-            fx.actions.append(.cancelBody(job))
-        case .idle, .finished:
-            break
+        switch job.machine.cancel() {
+        case .none: break
+        case .finish(let reason): finishLocked(job, .cancelled(reason), &fx)
+        case .cancelBody: fx.actions.append(.cancelBody(job))
         }
     }
 
@@ -242,27 +188,14 @@ enum JobGraph {
     /// one thread drains a job's outbox at a time.
     static func drainOutbox(of job: Job, _ fx: inout JobEffects) {
         while true {
-            let batch: [JobSchedulingState.Delivery] = lock.withLock {
-                let extras = job.machine.makeExtras()
-                if extras.outbox.isEmpty {
-                    extras.delivering = false
-                    return []
-                }
-                var taken: [JobSchedulingState.Delivery] = []
-                swap(&taken, &extras.outbox)
-                return taken
-            }
+            let batch = lock.withLock { job.machine.takeOutbox() }
             if batch.isEmpty { return }
             for delivery in batch {
                 switch delivery {
                 case .state(let state, let observers):
                     for observer in observers { observer(state) }
                 case .finalize:
-                    let completion = lock.withLock {
-                        let completion = job.machine.extras?.completion
-                        job.machine.extras?.completion = nil
-                        return completion
-                    }
+                    let completion = lock.withLock { job.machine.takeCompletion() }
                     completion?(job)
                     lock.withLock {
                         finalizeLocked(job, &fx)

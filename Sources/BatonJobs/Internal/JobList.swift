@@ -2,7 +2,7 @@
 ///
 /// Most jobs have one dependency and one dependent or none (a chain, a pipeline stage): one job
 /// is held directly, and an array is made only for a second. That saves an allocation and a
-/// free per edge on that path, and keeps ``JobSchedulingState`` small. Read it by index or with
+/// free per edge on that path, and keeps ``JobStateMachine`` small. Read it by index or with
 /// ``forEach(_:)``: iterating a copy would retain and release its storage on every pass.
 struct JobList {
     private enum Storage {

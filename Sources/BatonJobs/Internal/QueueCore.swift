@@ -26,9 +26,9 @@ final class QueueCore {
     let maxConcurrentJobs: Int
     let qualityOfService: JobQualityOfService
     /// Guarded by `JobGraph.lock`.
-    @exclusivity(unchecked) var machine = QueueSchedulingState()
+    @exclusivity(unchecked) var machine = QueueStateMachine()
     /// Jobs added by `addJob` and not yet moved into the queue, newest first, linked through
-    /// ``JobSchedulingState/nextMember``; each holds one retain, which becomes its ready FIFO
+    /// ``JobStateMachine/nextMember``; each holds one retain, which becomes its ready FIFO
     /// entry's.
     private let inbox = UnsafeAtomic<Unmanaged<Job>?>.create(nil)
     /// `machine.active`, readable without the lock by a thread that pushed onto the inbox.
@@ -152,13 +152,10 @@ final class QueueCore {
         job.machine.queueReference = Unmanaged.passUnretained(self)
         machine.join(job)
         JobGraph.linkLocked(job, strongly: true)
-        if let reason = job.machine.cancellation {
-            job.machine.phase = .waiting
-            JobGraph.finishLocked(job, .cancelled(reason), &fx)
-        } else if job.machine.unfinishedDependencies == 0 {
-            JobGraph.makeReadyLocked(job, in: self, emit: false, &fx)
-        } else {
-            job.machine.phase = .waiting
+        switch job.machine.enqueued() {
+        case .finishCancelled(let reason): JobGraph.finishLocked(job, .cancelled(reason), &fx)
+        case .makeReady: JobGraph.makeReadyLocked(job, in: self, emit: false, &fx)
+        case .wait: break
         }
     }
 
@@ -176,16 +173,12 @@ final class QueueCore {
         fx.actions.append(.releaseQueue(Unmanaged.passUnretained(self).takeRetainedValue()))
     }
 
-    /// Starts workers for ready jobs that no worker is about to pick up, within the limit.
+    /// Starts the workers that ``QueueStateMachine/admitWorkers(limit:)`` takes slots for.
     func requestWorkersLocked(_ fx: inout JobEffects) {
-        guard !machine.suspended else { return }
-        let before = machine.active
-        while machine.active < maxConcurrentJobs && machine.readyCount > machine.searching {
-            machine.active += 1
-            machine.searching += 1
-            fx.actions.append(.spawn(self, qualityOfService))
-        }
-        if machine.active != before { slotsChangedLocked(released: false, &fx) }
+        let workers = machine.admitWorkers(limit: maxConcurrentJobs)
+        guard workers > 0 else { return }
+        for _ in 0..<workers { fx.actions.append(.spawn(self, qualityOfService)) }
+        slotsChangedLocked(released: false, &fx)
     }
 
     // MARK: Workers
@@ -206,16 +199,12 @@ final class QueueCore {
     /// Called by a searching worker under the lock: takes the next ready job, or gives the slot
     /// back.
     private func nextLocked(qos: JobQualityOfService, budget: Int, _ fx: inout JobEffects) -> Next {
-        machine.searching -= 1
         admitInboxLocked()
-        guard !machine.suspended, let job = machine.popReady() else {
-            machine.active -= 1
+        guard let job = machine.takeNext() else {
             slotsChangedLocked(released: true, &fx)
             return .stop
         }
-        job.machine.phase = .executing
-        job.machine.ran = true
-        if job.machine.emit(.executing) { fx.deliver.append(job) }
+        if case .drainOutbox = job.machine.startExecuting() { fx.deliver.append(job) }
         let wanted = job.machine.qualityOfService ?? qualityOfService
         if wanted != qos || budget <= 0 { return .handOff(job, wanted) }
         return .run(job)
@@ -257,7 +246,7 @@ final class QueueCore {
             budget -= 1
             let immediate: Next? = JobGraph.lock.withLock {
                 // Counted before the release, so no worker is spawned for the job this one takes.
-                machine.searching += 1
+                machine.startSearching()
                 JobGraph.finishLocked(job, outcome, &fx, finalizeNow: true)
                 JobGraph.finalizePendingLocked(&fx)
                 // With observers or a completion to run first, the dependents are released
@@ -278,7 +267,7 @@ final class QueueCore {
 
     /// An `AsyncJob` of this queue finished: its slot is free again.
     func asyncJobFinishedLocked(_ fx: inout JobEffects) {
-        machine.active -= 1
+        machine.releaseSlot()
         slotsChangedLocked(released: true, &fx)
         requestWorkersLocked(&fx)
     }

@@ -1,14 +1,21 @@
-import Dispatch
-
-/// The scheduling state of one ``Job``: its phase, its edges, its observers and the effects
-/// waiting to be delivered. Every field is guarded by ``JobGraph/lock``; the transitions below
-/// run under it and only record what has to happen, and ``JobEffects`` does it after unlock.
+/// The life of one ``Job``: idle (outside a queue) or waiting in one for its dependencies, then
+/// ready, executing, and finished exactly once (succeeded, failed or cancelled), then
+/// finalized once its observers and completion handler have run; with its dependency edges,
+/// its cancellation and its observers.
+///
+/// A value type whose transitions (in `JobStateMachine+Transitions.swift`) are `mutating`
+/// functions that change this job's state and return what must happen next as an action:
+/// finish this job, make it ready in its queue, tell its dependents, drain its outbox, wake
+/// its waiters. They never touch another job's state nor a queue's, and never run user code,
+/// wake a thread or start a worker: ``JobGraph`` and ``QueueCore`` carry the actions across the
+/// graph under ``JobGraph/lock``, and ``JobEffects`` does the rest after unlock. Every field is
+/// guarded by ``JobGraph/lock``.
 ///
 /// Kept to 64 bytes, with what most jobs never need (a cancellation reason, an outcome other
 /// than success, observers, waiters) out of line: a job with one closure then fits in two
 /// cache lines and in glibc's fast bins (requests up to 120 bytes), which a worker frees to
 /// without the allocator's lock, so the thread adding jobs contends with it less.
-struct JobSchedulingState {
+struct JobStateMachine {
     /// Where the job is, as the scheduler sees it.
     enum Phase {
         /// Not in a queue, not started.
@@ -23,45 +30,11 @@ struct JobSchedulingState {
         case finished(FinishedOutcome)
     }
 
-    /// A finished job's outcome in one word: success needs nothing more, any other outcome is
-    /// boxed (failures and cancellations are the rare case).
-    enum FinishedOutcome {
-        case succeeded
-        case other(OutcomeBox)
-
-        init(_ outcome: JobOutcome) {
-            if case .succeeded = outcome {
-                self = .succeeded
-            } else {
-                self = .other(OutcomeBox(outcome))
-            }
-        }
-
-        var outcome: JobOutcome {
-            switch self {
-            case .succeeded: .succeeded
-            case .other(let box): box.outcome
-            }
-        }
-    }
-
-    final class OutcomeBox {
-        let outcome: JobOutcome
-        init(_ outcome: JobOutcome) { self.outcome = outcome }
-    }
-
-    /// Something to hand to the job's observers or do after it finished, in order.
-    enum Delivery {
-        case state(JobState, [@Sendable (JobState) -> Void])
-        /// Run the completion handler, then release the dependents.
-        case finalize
-    }
-
     // The fields, in this order so that the small ones fill the bytes after the phase (nine
     // bytes) up to the first pointer: 64 bytes in all.
 
     var phase = Phase.idle
-    private var flags = Flags()
+    var flags = Flags()
     /// ``ownPriority`` in the low four bits, ``inheritedPriority`` in the high four.
     private var priorities: UInt8
     var qualityOfService: JobQualityOfService?
@@ -87,7 +60,7 @@ struct JobSchedulingState {
 
     /// The owning queue as a strong reference, for the paths off the hot one (error messages).
     var queue: QueueCore? { queueReference?.takeUnretainedValue() }
-    /// The neighbours in the queue's member list (see ``QueueSchedulingState/join(_:)``), which
+    /// The neighbours in the queue's member list (see ``QueueStateMachine/join(_:)``), which
     /// holds no retain. While the job is in its queue's inbox (`inInbox`), `nextMember` is the
     /// job below it on the inbox stack.
     var previousMember: Unmanaged<Job>?
@@ -110,24 +83,6 @@ struct JobSchedulingState {
     var inheritedPriority: JobPriority {
         @inline(__always) get { JobPriority(rawValue: Int(priorities >> 4))! }
         @inline(__always) set { priorities = priorities & 0x0F | UInt8(newValue.rawValue) << 4 }
-    }
-
-    /// The yes-or-no fields, in one byte.
-    private struct Flags {
-        var bits: UInt8 = 0
-
-        static let linked: UInt8 = 1 << 0
-        static let hasDependents: UInt8 = 1 << 1
-        static let ran: UInt8 = 1 << 2
-        static let finalized: UInt8 = 1 << 3
-        static let inInbox: UInt8 = 1 << 4
-        static let marked: UInt8 = 1 << 5
-        static let runsDespiteFailures: UInt8 = 1 << 6
-
-        subscript(flag: UInt8) -> Bool {
-            @inline(__always) get { bits & flag != 0 }
-            @inline(__always) set { bits = newValue ? bits | flag : bits & ~flag }
-        }
     }
 
     /// Whether the job's unfinished dependencies list it (in `dependents` or
@@ -191,41 +146,6 @@ struct JobSchedulingState {
         }
     }
 
-    /// What most jobs never have, out of line: a plain job is smaller, and cheaper to make and
-    /// to free. Guarded by ``JobGraph/lock``, like the rest of the state.
-    final class Extras {
-        var observers: [@Sendable (JobState) -> Void] = []
-        var outbox: [Delivery] = []
-        /// Whether some thread is draining `outbox`; only that thread delivers, so observers see
-        /// transitions in order and never two at once.
-        var delivering = false
-        var completion: (@Sendable (Job) -> Void)?
-        var waiters: [JobWaiter] = []
-        /// Observed jobs outside any queue that wait for this one, held weakly, so that their
-        /// observers hear `.ready` when the last dependency finishes. Rare: a job only gets
-        /// here when something observes it before it is added to a queue.
-        var watchers: [WeakJob] = []
-        /// See ``JobSchedulingState/cancellation``.
-        var cancellation: JobCancellationReason?
-    }
-
-    /// The extras, made on first use.
-    mutating func makeExtras() -> Extras {
-        if let extras { return extras }
-        let made = Extras()
-        extras = made
-        return made
-    }
-
-    /// Whether finishing has nothing to hand to anyone first (no observer, no completion
-    /// handler, no delivery under way), so the job can be finalized under the same lock hold.
-    /// Static, on the extras alone: a property on a state stored in a job would copy the whole
-    /// state.
-    static func finishesQuietly(_ extras: Extras?) -> Bool {
-        guard let extras else { return true }
-        return extras.observers.isEmpty && extras.completion == nil && !extras.delivering
-    }
-
     var effectivePriority: JobPriority {
         // Always inlined, here and below: a call would copy the whole state out of the job.
         @inline(__always) get { max(ownPriority, inheritedPriority) }
@@ -276,7 +196,7 @@ struct JobSchedulingState {
         for index in 0..<dependencies.count {
             let dependency = dependencies[index]
             if let outcome = dependency.machine.finalOutcome,
-                let reason = JobGraph.cancellationReason(dependency, outcome)
+                let reason = JobStateMachine.cancellationReason(dependency, outcome)
             {
                 return reason
             }
@@ -294,44 +214,4 @@ struct JobSchedulingState {
         case .finished(let finished): .finished(finished.outcome)
         }
     }
-
-    /// Records a state change for the observers. Returns true when the caller must become the
-    /// deliverer (drain the outbox after unlocking).
-    @inline(__always)
-    mutating func emit(_ state: JobState) -> Bool {
-        // Inlined down to this check: most jobs have no extras.
-        guard extras != nil else { return false }
-        return emitToObservers(state)
-    }
-
-    private mutating func emitToObservers(_ state: JobState) -> Bool {
-        guard let extras, !extras.observers.isEmpty else { return false }
-        extras.outbox.append(.state(state, extras.observers))
-        return becomeDeliverer()
-    }
-
-    mutating func becomeDeliverer() -> Bool {
-        let extras = makeExtras()
-        if extras.delivering { return false }
-        extras.delivering = true
-        return true
-    }
-}
-
-/// A thread or task waiting for a job or a queue to finish.
-enum JobWaiter {
-    case semaphore(DispatchSemaphore)
-    case continuation(CheckedContinuation<Void, Never>)
-
-    func resume() {
-        switch self {
-        case .semaphore(let semaphore): semaphore.signal()
-        case .continuation(let continuation): continuation.resume()
-        }
-    }
-}
-
-/// A job, held weakly: an entry in a dependency's list of watchers.
-struct WeakJob {
-    weak var job: Job?
 }

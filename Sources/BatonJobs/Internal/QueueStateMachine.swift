@@ -1,6 +1,10 @@
-/// The scheduling state of one ``JobQueue``: its ready jobs by priority, its members and its
-/// worker slots. Every field is guarded by ``JobGraph/lock``.
-struct QueueSchedulingState {
+/// The admission half of a job's life, for one ``JobQueue``: its ready jobs by priority, its
+/// members and its worker slots, and the decisions that move a job from ready to executing
+/// (how many workers to start, which job a worker takes, when a worker gives its slot back).
+/// Like ``JobStateMachine``, its transitions only change this state and return what to do;
+/// ``QueueCore`` starts the workers and publishes the slot count. Every field is guarded by
+/// ``JobGraph/lock``.
+struct QueueStateMachine {
     /// One FIFO per ``JobPriority`` level, indexed by raw value. An entry whose job is no
     /// longer `.ready` at that level (cancelled, raised to another level, given a new
     /// dependency) is stale and skipped when popped.
@@ -9,7 +13,7 @@ struct QueueSchedulingState {
     var readyCount = 0
     /// Jobs added and not yet finalized, oldest first, for `cancelAll` and `jobCount`, and
     /// waking `waitUntilAllJobsAreFinished` when it empties: a list threaded through the jobs
-    /// (``JobSchedulingState/previousMember`` and ``JobSchedulingState/nextMember``). Leaving
+    /// (``JobStateMachine/previousMember`` and ``JobStateMachine/nextMember``). Leaving
     /// touches only the job's neighbours, so a worker finishing an old job does not write to the
     /// newest one, which the thread adding jobs has just written (an array with swap-removal
     /// would).
@@ -101,5 +105,42 @@ struct QueueSchedulingState {
             }
         }
         return nil
+    }
+
+    // MARK: Admission
+
+    /// Takes slots for workers for the ready jobs that no worker is about to pick up, within
+    /// `limit`, and returns how many workers to start (none while suspended).
+    mutating func admitWorkers(limit: Int) -> Int {
+        guard !suspended else { return 0 }
+        var workers = 0
+        while active < limit && readyCount > searching {
+            active += 1
+            searching += 1
+            workers += 1
+        }
+        return workers
+    }
+
+    /// A worker that finished a job looks for its next one: counted as searching before the
+    /// finished job releases its dependents, so that no worker is started for the job it takes.
+    mutating func startSearching() {
+        searching += 1
+    }
+
+    /// A searching worker takes the highest-priority ready job, or nil: it gives its slot back
+    /// (none is ready, or the queue is suspended).
+    mutating func takeNext() -> Job? {
+        searching -= 1
+        guard !suspended, let job = popReady() else {
+            active -= 1
+            return nil
+        }
+        return job
+    }
+
+    /// An `AsyncJob`'s body ended: its slot is free again.
+    mutating func releaseSlot() {
+        active -= 1
     }
 }
