@@ -6,10 +6,10 @@
 /// A value type whose transitions (in `JobStateMachine+Transitions.swift`) are `mutating`
 /// functions that change this job's state and return what must happen next as an action:
 /// finish this job, make it ready in its queue, tell its dependents, drain its outbox, wake
-/// its waiters. They never touch another job's state nor a queue's, and never run user code,
-/// wake a thread or start a worker: ``JobGraph`` and ``QueueCore`` carry the actions across the
-/// graph under ``JobGraph/lock``, and ``JobEffects`` does the rest after unlock. Every field is
-/// guarded by ``JobGraph/lock``.
+/// its waiters. They may read other jobs' state but change neither theirs nor a queue's, and
+/// never run user code, wake a thread or start a worker: ``JobGraph`` and ``QueueCore`` carry
+/// the actions across the graph under ``JobGraph/lock``, and ``JobEffects`` does the rest after
+/// unlock. Every field is guarded by ``JobGraph/lock``.
 ///
 /// Kept to 64 bytes, with what most jobs never need (a cancellation reason, an outcome other
 /// than success, observers, waiters) out of line: a job with one closure then fits in two
