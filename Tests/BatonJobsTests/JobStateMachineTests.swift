@@ -35,6 +35,21 @@ import Testing
 
     // MARK: The life of a job
 
+    @Test func aJobOnTheInboxIsReadyAtItsPriorityAndBecomesAMemberWhenTakenIn() {
+        let queue = JobQueue(name: "inbox")
+        var machine = JobStateMachine(priority: .high)
+        machine.enterInbox(of: Unmanaged.passUnretained(queue.core))
+        #expect(machine.queueReference?.toOpaque() == Unmanaged.passUnretained(queue.core).toOpaque())
+        #expect(machine.linked && machine.inInbox)
+        guard case .ready(let level) = machine.phase else {
+            Issue.record("a job on the inbox must be ready, not \(machine.phase)")
+            return
+        }
+        #expect(level == .high)
+        machine.leaveInbox()
+        #expect(!machine.inInbox && machine.linked)
+    }
+
     @Test func aJobWithoutDependenciesGoesReadyRunningFinishedFinalized() {
         let queue = JobQueue(name: "life")
         var machine = queued(in: queue, priority: .high)

@@ -27,6 +27,23 @@ extension JobStateMachine {
         case wait
     }
 
+    /// The job, which has no dependencies and which no other thread can see yet, goes onto
+    /// `queue`'s inbox (``QueueCore/submit(_:)``, without the lock): ready at once, linked (it has
+    /// nothing to link), and not yet one of the queue's members.
+    @inline(__always)
+    mutating func enterInbox(of queue: Unmanaged<QueueCore>) {
+        queueReference = queue
+        linked = true
+        phase = .ready(effectivePriority)
+        inInbox = true
+    }
+
+    /// The queue took the job in from its inbox, under the lock: it is a member now.
+    @inline(__always)
+    mutating func leaveInbox() {
+        inInbox = false
+    }
+
     /// The job joined a queue and was linked (``JobGraph/linkLocked(_:strongly:)``).
     @inline(__always)
     mutating func enqueued() -> EnqueueAction {

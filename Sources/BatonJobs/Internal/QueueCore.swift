@@ -64,10 +64,7 @@ final class QueueCore {
     func submit(_ job: Job) {
         var pushed = false
         if slotsInUse.load(ordering: .sequentiallyConsistent) >= maxConcurrentJobs {
-            job.machine.queueReference = Unmanaged.passUnretained(self)
-            job.machine.linked = true
-            job.machine.phase = .ready(job.machine.effectivePriority)
-            job.machine.inInbox = true
+            job.machine.enterInbox(of: Unmanaged.passUnretained(self))
             let entry = Unmanaged.passRetained(job)
             var top = inbox.load(ordering: .relaxed)
             while true {
@@ -115,7 +112,7 @@ final class QueueCore {
             entry._withUnsafeGuaranteedRef { job in
                 next = job.machine.nextMember
                 job.machine.nextMember = nil
-                job.machine.inInbox = false
+                job.machine.leaveInbox()
                 if machine.memberCount == 0 { _ = Unmanaged.passUnretained(self).retain() }
                 machine.join(job)
             }
