@@ -177,17 +177,24 @@ import Testing
 
     /// A cache dropped while its background sweep is scheduled is released at once with every
     /// entry: the sweep holds it weakly.
+    ///
+    /// A thousand entries, not `count`: the sweep first runs a ``MemoryCache/sweepInterval`` (a
+    /// second) after the first write, and while it runs it holds the cache. A hundred thousand
+    /// writes took longer than that on a busy 2-core machine, so the sweep could be running, and
+    /// holding the cache, when the test dropped it. A thousand take a few milliseconds, even
+    /// under a sanitizer, so the cache is dropped while the sweep is scheduled and not running.
     @Test func aCacheWithASweepScheduledIsReleased() async {
         let values = Census()
+        let entries = 1_000
         weak var released: MemoryCache<Int, Tracked>?
         do {
-            let cache = MemoryCache<Int, Tracked>(countLimit: Self.count / 2)
+            let cache = MemoryCache<Int, Tracked>(countLimit: entries / 2)
             released = cache
-            for key in 0..<Self.count { cache.setValue(Tracked(values), forKey: key, timeToLive: .seconds(3_600)) }
+            for key in 0..<entries { cache.setValue(Tracked(values), forKey: key, timeToLive: .seconds(3_600)) }
             #expect(cache.isSweepScheduled)
         }
         #expect(released == nil)
-        #expect(values.released == Self.count)
+        #expect(values.released == entries)
     }
 
     /// Callers that share a single flight, flights that fail, and values evicted right after
