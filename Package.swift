@@ -69,7 +69,7 @@ let package = Package(
         ),
         .target(
             name: "BatonMacros", dependencies: ["BatonLocks", .target(name: "BatonMacrosPlugin", condition: macros)]),
-        .target(name: "BatonTesting", dependencies: ["BatonInternals"]),
+        .target(name: "BatonTesting", dependencies: ["BatonLocks", "BatonInternals", atomics]),
 
         // Test support, part of no product: running suites off the cooperative pool, racing
         // threads, counting releases; the model checker (its scheduler and explorer); the HTTP

@@ -1,3 +1,5 @@
+import BatonTesting
+
 /// The sequential specification of one key of a cache that may drop entries at any time
 /// (``MemoryCache`` under its count, cost, time-to-live and time-to-idle limits), to check one
 /// key's sub-history with ``LinearizabilityChecker/check(_:partitionedBy:)``.

@@ -1,3 +1,5 @@
+import BatonTesting
+
 /// The sequential specification of a shared counter: `increment` adds one and returns the new
 /// value, `read` returns the value.
 ///

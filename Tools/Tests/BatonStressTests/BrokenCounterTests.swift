@@ -1,5 +1,6 @@
 import BatonLocks
 import BatonStress
+import BatonTesting
 import Foundation
 import Testing
 

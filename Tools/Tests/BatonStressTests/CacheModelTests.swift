@@ -1,4 +1,5 @@
 import BatonStress
+import BatonTesting
 import Testing
 
 /// The cache model's quiet lookups and lifetimes: histories with known answers, and seeded

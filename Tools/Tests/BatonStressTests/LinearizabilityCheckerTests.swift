@@ -1,4 +1,5 @@
 import BatonStress
+import BatonTesting
 import Testing
 
 /// Hand-made histories with known answers. Ticks are written out by hand: an operation whose

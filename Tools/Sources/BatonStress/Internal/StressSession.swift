@@ -1,4 +1,5 @@
 import BatonLocks
+import BatonTesting
 
 /// The bookkeeping of one stress run: its deadline, its counts and the violations its threads
 /// report.

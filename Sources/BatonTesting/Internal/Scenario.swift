@@ -1,0 +1,48 @@
+/// One round's operations: a list per thread (or task), in the order that thread runs them.
+struct Scenario<Input> {
+    var threads: [[Input]]
+
+    var operationCount: Int { threads.reduce(0) { $0 + $1.count } }
+
+    /// `threads` lists of `perThread` operations each, drawn from `operations`.
+    static func draw(
+        threads: Int, perThread: Int, from operations: CheckOperations<Input>, using random: inout SeededGenerator
+    ) -> Scenario {
+        Scenario(threads: (0..<threads).map { _ in (0..<perThread).map { _ in operations.draw(using: &random) } })
+    }
+
+    /// The scenarios one step smaller, the biggest cut first: each whole thread left out (while
+    /// another remains), then each single operation.
+    var smaller: [Scenario] {
+        var result: [Scenario] = []
+        if threads.count > 1 {
+            for thread in threads.indices {
+                var fewer = self
+                fewer.threads.remove(at: thread)
+                result.append(fewer)
+            }
+        }
+        for thread in threads.indices {
+            for operation in threads[thread].indices where operationCount > 1 {
+                var fewer = self
+                fewer.threads[thread].remove(at: operation)
+                if fewer.threads[thread].isEmpty { fewer.threads.remove(at: thread) }
+                result.append(fewer)
+            }
+        }
+        return result
+    }
+}
+
+extension Scenario: Sendable where Input: Sendable {}
+
+/// What one run of a scenario left: every operation that returned, and those that had not
+/// when the round's deadline passed.
+struct RoundOutcome<Input, Output> {
+    var history: [HistoryEntry<Input, Output>]
+    /// The operations still running at the deadline, with their thread and invocation tick;
+    /// empty when every operation returned.
+    var inside: [(thread: Int, input: Input, invocation: UInt64)]
+
+    var hung: Bool { !inside.isEmpty }
+}
