@@ -169,6 +169,6 @@ public struct AsyncLinearizabilityCheck<Object: Sendable, Input: Sendable, Outpu
             }
         }
         if !finished { Stranded.keep(object) }
-        return RoundRecord.outcome(of: records)
+        return RoundRecord.outcome(of: records, scenario: scenario, finished: finished, clock: clock)
     }
 }

@@ -134,7 +134,7 @@ public struct LinearizabilityCheck<Object: Sendable, Input: Sendable, Output: Se
                 }
             }
             if !finished { Stranded.keep(object) }
-            return RoundRecord.outcome(of: records)
+            return RoundRecord.outcome(of: records, scenario: scenario, finished: finished, clock: clock)
         }
     }
 }

@@ -67,6 +67,7 @@ public struct LinearizabilityReport: Sendable, Hashable, CustomStringConvertible
 
     public var description: String {
         let shape = "\(threads) threads × \(operationsPerThread) operations"
+        let when = rounds == 0 ? "run one at a time on one thread" : "in round \(rounds) (\(shape))"
         var lines: [String] = []
         switch outcome {
         case .passed:
@@ -79,14 +80,13 @@ public struct LinearizabilityReport: Sendable, Hashable, CustomStringConvertible
                 operations.count < operationsBeforeShrinking
                 ? ", shrunk from \(operationsBeforeShrinking) to \(operations.count) operations:"
                 : ", \(operations.count) operations:"
-            let when = rounds == 0 ? "run one at a time on one thread" : "in round \(rounds) (\(shape))"
             lines.append("not linearizable, \(when)\(shrunk)")
         case .hung:
             let inside = hungOperations
             let threadList = Set(inside.map(\.thread)).sorted().map(String.init).joined(separator: ", ")
             lines.append(
                 "hung: \(inside.count) operation\(inside.count == 1 ? "" : "s") had not returned when the check's "
-                    + "time (\(budget.time)) ran out, in round \(rounds) (\(shape)); still inside: thread "
+                    + "time (\(budget.time)) ran out, \(when); still inside: thread "
                     + threadList + ":")
         }
         let width = operations.map(\.text.count).max() ?? 0
@@ -128,7 +128,7 @@ public struct ReportedOperation: Sendable, Hashable, CustomStringConvertible {
     public var description: String { line(padding: 0) }
 
     func line(padding: Int) -> String {
-        let body = output == nil ? text + " … never returned" : text
+        let body = output == nil && !text.hasSuffix(" (not started)") ? text + " … never returned" : text
         let pad = String(repeating: " ", count: max(0, padding - text.count))
         return "thread \(thread)  \(body)\(pad)  [\(invocation)–\(response.map(String.init) ?? "")]"
     }

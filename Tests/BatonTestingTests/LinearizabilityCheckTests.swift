@@ -1,10 +1,14 @@
 import BatonLocks
 import BatonTesting
+import Foundation
 import Testing
 
 /// A counter's sequential specification: `increment` returns nothing, `read` the count.
 struct CounterSpec: SequentialModel, Sendable {
-    enum Operation: Sendable, Hashable { case increment, read }
+    enum Operation: Sendable, Hashable, CustomStringConvertible {
+        case increment, read
+        var description: String { self == .increment ? "increment" : "read" }
+    }
     var initialState: Int { 0 }
     func step(_ count: Int, _ operation: Operation, _ output: Int?) -> Int? {
         switch operation {
@@ -30,11 +34,45 @@ final class AccessorLockedCounter: @unchecked Sendable {  // `lock` guards `stor
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct LinearizabilityCheckTests {
-    static func check(_ make: @escaping () -> AccessorLockedCounter, atomic: Bool)
+/// A counter per thread: correct on one thread, wrong as soon as a second thread reads what
+/// the first wrote, whatever the timing. Checks of it fail in nearly every round, even on a
+/// machine too busy to run two threads at once.
+final class PerThreadCounter: Sendable {
+    private let counts = Protected<[UInt: Int]>([:])
+
+    func increment() { counts.write { $0[threadID(), default: 0] += 1 } }
+
+    var count: Int { counts.read { $0[threadID()] ?? 0 } }
+}
+
+/// The calling thread's identity.
+func threadID() -> UInt {
+    UInt(bitPattern: Int(bitPattern: pthread_self()))
+}
+
+/// The counters under check: the racy one, the per-thread one, and `Protected`.
+enum Counters {
+    static func perThread(threads: Int = 2) -> LinearizabilityCheck<PerThreadCounter, CounterSpec.Operation, Int?> {
+        LinearizabilityCheck(
+            model: CounterSpec(), threads: threads, operations: [.increment, .read], make: { PerThreadCounter() }
+        ) { counter, operation in
+            switch operation {
+            case .increment:
+                counter.increment()
+                return nil
+            case .read:
+                return counter.count
+            }
+        }
+    }
+
+    static func racy(threads: Int = 2, operationsPerThread: Int = 4)
         -> LinearizabilityCheck<AccessorLockedCounter, CounterSpec.Operation, Int?>
     {
-        LinearizabilityCheck(model: CounterSpec(), operations: [.increment, .read], make: make) { counter, operation in
+        LinearizabilityCheck(
+            model: CounterSpec(), threads: threads, operationsPerThread: operationsPerThread,
+            operations: [.increment, .read], make: { AccessorLockedCounter() }
+        ) { counter, operation in
             switch operation {
             case .increment:
                 counter.count += 1
@@ -45,16 +83,11 @@ final class AccessorLockedCounter: @unchecked Sendable {  // `lock` guards `stor
         }
     }
 
-    @Test func findsTheLostUpdate() throws {
-        let report = try Self.check({ AccessorLockedCounter() }, atomic: false).run()
-        print(report)
-        #expect(report.outcome == .notLinearizable)
-    }
-
-    @Test func protectedCounterPasses() throws {
-        let check = LinearizabilityCheck(
-            model: CounterSpec(), operations: [.increment, .read], make: { Protected(0) }
-        ) { counter, operation -> Int? in
+    static func protected(operations: CheckOperations<CounterSpec.Operation> = [.increment, .read])
+        -> LinearizabilityCheck<Protected<Int>, CounterSpec.Operation, Int?>
+    {
+        LinearizabilityCheck(model: CounterSpec(), operations: operations, make: { Protected(0) }) {
+            counter, operation in
             switch operation {
             case .increment:
                 counter.write { $0 += 1 }
@@ -63,8 +96,186 @@ final class AccessorLockedCounter: @unchecked Sendable {  // `lock` guards `stor
                 return counter.value
             }
         }
-        let report = try check.run()
-        print(report)
-        #expect(report.passed)
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct LinearizabilityCheckTests {
+    /// Real threads must overlap to lose an update: run alone (`--no-parallel`, as CI does), the
+    /// check finds it in its first few hundred rounds.
+    @Test func findsTheLostUpdateOfAnAccessorLockedCounter() throws {
+        let report = try Counters.racy().run()
+        #expect(report.outcome == .notLinearizable)
+        #expect(report.failingSeed != nil)
+        #expect(report.explanation != nil)
+        // Two increments and a read that misses one are the fewest operations that show it.
+        #expect(report.operations.count <= report.operationsBeforeShrinking)
+        #expect(report.operations.count >= 3)
+        #expect(report.operations.count { $0.text == "increment" } >= 2)
+    }
+
+    @Test func shrinksTheFailureToAnIncrementAndAReadOnAnotherThread() throws {
+        let report = try Counters.perThread().run(budget: CheckBudget(rounds: nil, time: .seconds(20)))
+        try #require(report.outcome == .notLinearizable)
+        #expect(report.operationsBeforeShrinking == 8)
+        #expect(report.operations.map(\.text) == ["increment", "read → 0"], "\(report)")
+        #expect(Set(report.operations.map(\.thread)).count == 2)
+        #expect(report.description.contains("shrunk from 8 to 2 operations"))
+    }
+
+    @Test func theFailingSeedReplaysTheSameOperationsFirst() throws {
+        let first = try Counters.perThread().run(seed: 99)
+        let seed = try #require(first.failingSeed)
+        let replay = try Counters.perThread().run(budget: CheckBudget(rounds: 1, time: .seconds(10)), seed: seed)
+        // One round with the failing seed draws the same operations; whether the threads race
+        // the same way is up to the machine, so only the round is compared.
+        #expect(replay.seed == seed)
+        #expect(replay.rounds == 1)
+        #expect(replay.failingSeed == nil || replay.failingSeed == seed)
+    }
+
+    @Test func theSameSeedDrawsTheSameRoundsAndAnotherSeedOthers() throws {
+        // Each round's `make` opens a list; its operations append to it.
+        let drawn = Protected<[[CounterSpec.Operation]]>([])
+        let check = LinearizabilityCheck(
+            model: CounterSpec(), threads: 1, operationsPerThread: 6, operations: [.increment, .read],
+            make: {
+                drawn.write { $0.append([]) }
+                return Protected(0)
+            }
+        ) { counter, operation -> Int? in
+            drawn.write { $0[$0.count - 1].append(operation) }
+            switch operation {
+            case .increment:
+                counter.write { $0 += 1 }
+                return nil
+            case .read:
+                return counter.value
+            }
+        }
+        func rounds(seed: UInt64) throws -> [[CounterSpec.Operation]] {
+            drawn.write { $0 = [] }
+            _ = try check.run(budget: CheckBudget(rounds: 5, time: .seconds(30)), seed: seed)
+            return drawn.value
+        }
+        let first = try rounds(seed: 5)
+        #expect(first.count == 3 + 5)
+        #expect(try rounds(seed: 5) == first)
+        #expect(try rounds(seed: 6) != first)
+    }
+
+    @Test func aCorrectCounterPassesItsWholeBudget() throws {
+        let report = try Counters.protected().run(budget: CheckBudget(rounds: 300, time: .seconds(30)))
+        #expect(report.passed, "\(report)")
+        #expect(report.rounds == 300)
+        #expect(report.operations.isEmpty)
+        #expect(report.failingSeed == nil)
+        #expect(report.description.hasPrefix("linearizable: 300 rounds (2 threads × 4 operations)"))
+    }
+
+    @Test func theReportNamesEveryOperationWithThreadOutputAndInterval() throws {
+        let report = try Counters.perThread().run()
+        try #require(report.outcome == .notLinearizable)
+        let lines = report.description.split(separator: "\n").map(String.init)
+        for (index, operation) in report.operations.enumerated() {
+            let line = try #require(lines.first { $0.hasPrefix("  #\(index) thread \(operation.thread)  ") })
+            #expect(line.contains(operation.text))
+            #expect(line.hasSuffix("[\(operation.invocation)–\(operation.response!)]"))
+            #expect(operation.invocation < operation.response!)
+        }
+        #expect(lines.last == "replay: run(seed: \(report.failingSeed!.hexForTest))")
+    }
+
+    // MARK: Bad input
+
+    @Test func anEmptyOperationListIsAnErrorAtTheCall() {
+        #expect(throws: LinearizabilityCheckError.noOperations) {
+            try Counters.protected(operations: []).run()
+        }
+    }
+
+    @Test(arguments: [
+        CheckBudget(rounds: 0, time: .seconds(1)), CheckBudget(rounds: nil, time: .zero),
+        CheckBudget(rounds: -1, time: .seconds(1)), CheckBudget(rounds: 10, time: .seconds(-1)),
+    ])
+    func aBudgetWithNoRoundIsAnErrorAtTheCall(budget: CheckBudget) {
+        #expect(throws: LinearizabilityCheckError.emptyBudget(budget)) {
+            try Counters.protected().run(budget: budget)
+        }
+    }
+
+    @Test(arguments: [(0, 4), (2, 0), (-1, 1)])
+    func aRoundWithNoThreadOrNoOperationIsAnErrorAtTheCall(threads: Int, operations: Int) {
+        #expect(throws: LinearizabilityCheckError.invalidShape(threads: threads, operationsPerThread: operations)) {
+            try Counters.racy(threads: threads, operationsPerThread: operations).run()
+        }
+    }
+
+    @Test func aModelThatAcceptsNothingIsAnErrorAtTheCall() throws {
+        struct Nothing: SequentialModel, Sendable {
+            var initialState: Int { 0 }
+            func step(_ state: Int, _ input: CounterSpec.Operation, _ output: Int?) -> Int? { nil }
+        }
+        let check = LinearizabilityCheck(
+            model: Nothing(), operations: [.increment, .read], make: { Protected(0) }
+        ) { counter, operation -> Int? in
+            operation == .read ? counter.value : nil
+        }
+        let error = try #require(throws: LinearizabilityCheckError.self) { try check.run() }
+        guard case .sequentialRunRejected(let report) = error else {
+            Issue.record("expected sequentialRunRejected, got \(error)")
+            return
+        }
+        #expect(report.rounds == 0)
+        #expect(error.description.contains("the model rejects the object's operations run one at a time"))
+        #expect(error.description.contains("run one at a time on one thread"))
+    }
+
+    // MARK: Hangs
+
+    @Test func anOperationThatNeverReturnsFailsTheCheckByNameWithinTheBudget() throws {
+        let check = LinearizabilityCheck(
+            model: CounterSpec(), operations: [.increment, .read], make: { StuckAfterOneIncrement() }
+        ) { counter, operation -> Int? in
+            switch operation {
+            case .increment:
+                counter.increment()
+                return nil
+            case .read:
+                return counter.count
+            }
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let report = try check.run(budget: CheckBudget(time: .milliseconds(500)))
+        #expect(clock.now - start < .seconds(20))
+        #expect(report.outcome == .hung)
+        #expect(!report.hungOperations.isEmpty)
+        #expect(report.hungOperations.allSatisfy { $0.text == "increment" && $0.response == nil })
+        #expect(report.description.contains("increment … never returned"))
+        #expect(report.description.contains("still inside: thread"))
+    }
+}
+
+/// A counter whose second increment waits for a wake-up that never comes.
+final class StuckAfterOneIncrement: @unchecked Sendable {  // `lock` guards `storage`
+    private let lock = Lock()
+    private var storage = 0
+    private let never = DispatchSemaphore(value: 0)
+
+    func increment() {
+        let value = lock.withLock {
+            storage += 1
+            return storage
+        }
+        if value > 1 { never.wait() }
+    }
+
+    var count: Int { lock.withLock { storage } }
+}
+
+extension UInt64 {
+    var hexForTest: String {
+        let digits = String(self, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -158,8 +158,8 @@ struct CheckEngine<Input: Sendable, Output: Sendable> {
         }
         operations += outcome.inside.map {
             ReportedOperation(
-                thread: $0.thread, text: String(describing: $0.input), output: nil, invocation: $0.invocation,
-                response: nil)
+                thread: $0.thread, text: String(describing: $0.input) + ($0.started ? "" : " (not started)"),
+                output: nil, invocation: $0.invocation, response: nil)
         }
         report.operations = operations.sorted { ($0.invocation, $0.thread) < ($1.invocation, $1.thread) }
         report.operationsBeforeShrinking = report.operations.count

@@ -36,13 +36,20 @@ final class RoundRecord<Input: Sendable, Output: Sendable>: Sendable {
         state.read { ($0.history, $0.inside) }
     }
 
-    /// The round's outcome from every thread's record.
-    static func outcome(of records: [RoundRecord]) -> RoundOutcome<Input, Output> {
+    /// The round's outcome from every thread's record. If the round did not finish, a thread
+    /// that is inside no operation but has some left is stuck before its next one.
+    static func outcome(of records: [RoundRecord], scenario: Scenario<Input>, finished: Bool, clock: LogicalClock)
+        -> RoundOutcome<Input, Output>
+    {
         var outcome = RoundOutcome<Input, Output>(history: [], inside: [])
         for record in records {
             let (history, inside) = record.snapshot
             outcome.history += history
-            if let inside { outcome.inside.append((record.thread, inside.input, inside.invocation)) }
+            if let inside {
+                outcome.inside.append((record.thread, inside.input, inside.invocation, true))
+            } else if !finished, history.count < scenario.threads[record.thread].count {
+                outcome.inside.append((record.thread, scenario.threads[record.thread][history.count], clock.tick(), false))
+            }
         }
         return outcome
     }

@@ -41,8 +41,10 @@ extension Scenario: Sendable where Input: Sendable {}
 struct RoundOutcome<Input, Output> {
     var history: [HistoryEntry<Input, Output>]
     /// The operations still running at the deadline, with their thread and invocation tick;
-    /// empty when every operation returned.
-    var inside: [(thread: Int, input: Input, invocation: UInt64)]
+    /// empty when every operation returned. A thread that had not started its next operation
+    /// when the deadline passed (the machine gave it no time) counts it as inside, not started,
+    /// with a tick taken at the deadline.
+    var inside: [(thread: Int, input: Input, invocation: UInt64, started: Bool)]
 
     var hung: Bool { !inside.isEmpty }
 }
