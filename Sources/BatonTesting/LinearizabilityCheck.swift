@@ -127,7 +127,7 @@ public struct LinearizabilityCheck<Object: Sendable, Input: Sendable, Output: Se
                 var random = SeededGenerator(seed: seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
                 let record = records[index]
                 for input in scenario.threads[index] {
-                    spinDelay(Int(random.next() % 64))
+                    spinDelay(using: &random)
                     record.begin(input, at: clock.tick())
                     let output = perform(object, input)
                     record.end(output, at: clock.tick())

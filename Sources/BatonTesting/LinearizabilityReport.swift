@@ -25,8 +25,9 @@ public struct LinearizabilityReport: Sendable, Hashable, CustomStringConvertible
         /// Some operations had not returned when the check's time ran out (a lost wake-up, a
         /// deadlock): ``LinearizabilityReport/operations`` shows them, without an output.
         case hung
-        /// No round failed, but the checker's step budget ran out on some rounds' histories,
-        /// so they were not decided.
+        /// No round failed, but some were not decided: the checker's step budget ran out on
+        /// their histories, or the machine ran none of a round's remaining operations before
+        /// the budget's time ran out (``LinearizabilityReport/explanation`` says so).
         case undecided
     }
 
@@ -51,8 +52,8 @@ public struct LinearizabilityReport: Sendable, Hashable, CustomStringConvertible
     public var operations: [ReportedOperation]
     /// How many operations the failing round had before shrinking.
     public var operationsBeforeShrinking: Int
-    /// Why the history fails, in the model's states (the checker's explanation); nil unless
-    /// ``outcome`` is ``Outcome/notLinearizable``.
+    /// Why the history fails, in the model's states (the checker's explanation), or why a
+    /// round was not decided; nil otherwise.
     public var explanation: String?
     /// Rounds whose history the checker could not decide within its step budget.
     public var undecidedRounds: Int
@@ -73,6 +74,7 @@ public struct LinearizabilityReport: Sendable, Hashable, CustomStringConvertible
         case .passed:
             return "linearizable: \(rounds) rounds (\(shape)) in \(elapsed.roundedForReport), seed \(seed.hexSeed)"
         case .undecided:
+            if let explanation { return "undecided: \(explanation). Seed \(seed.hexSeed)" }
             return "undecided: \(undecidedRounds) of \(rounds) rounds (\(shape)) were too large for the checker's "
                 + "step budget; use fewer operations per thread. Seed \(seed.hexSeed)"
         case .notLinearizable:

@@ -165,7 +165,7 @@ struct AnythingGoes: NondeterministicModel, Sendable {
         ) { service, key in
             await service.value(key)
         }
-        let report = try await check.run(budget: CheckBudget(time: .milliseconds(500)))
+        let report = try await check.run(budget: CheckBudget(time: .seconds(1)))
         #expect(report.outcome == .hung)
         #expect(report.hungOperations.map(\.text) == ["a"])
         #expect(report.description.contains("still inside: thread 0"))

@@ -57,6 +57,10 @@ struct CheckEngine<Input: Sendable, Output: Sendable> {
                 describeHang(outcome, into: &report, seed: seed)
                 return report
             }
+            if outcome.starved {
+                describeStarvation(into: &report)
+                return report
+            }
             if case .notLinearizable = checker.check(outcome.history) {
                 var rejected = report
                 describeFailure(outcome.history, before: scenario.operationCount, into: &rejected, seed: seed)
@@ -77,6 +81,10 @@ struct CheckEngine<Input: Sendable, Output: Sendable> {
             let outcome = runner(scenario, random.next(), end)
             if outcome.hung {
                 describeHang(outcome, into: &report, seed: roundSeed)
+                return report
+            }
+            if outcome.starved {
+                describeStarvation(into: &report)
                 return report
             }
             switch checker.check(outcome.history) {
@@ -116,6 +124,7 @@ struct CheckEngine<Input: Sendable, Output: Sendable> {
                     guard clock.now < searchEnd else { break search }
                     let outcome = runner(candidate, random.next(), deadline)
                     if outcome.hung { return outcome }
+                    if outcome.starved { break search }
                     if case .notLinearizable = checker.check(outcome.history) {
                         smallest = candidate
                         failing = outcome
@@ -144,6 +153,14 @@ struct CheckEngine<Input: Sendable, Output: Sendable> {
                 invocation: $0.invocation, response: $0.response)
         }
         report.explanation = checker.check(sorted).violation?.description
+    }
+
+    private func describeStarvation(into report: inout LinearizabilityReport) {
+        report.outcome = .undecided
+        report.undecidedRounds += 1
+        report.explanation =
+            "round \(report.rounds) did not finish: no operation hung, but some had not started when the budget's "
+            + "time ran out (were the tasks waiting for a thread of a busy cooperative pool?)"
     }
 
     private func describeHang(

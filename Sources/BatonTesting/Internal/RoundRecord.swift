@@ -48,7 +48,8 @@ final class RoundRecord<Input: Sendable, Output: Sendable>: Sendable {
             if let inside {
                 outcome.inside.append((record.thread, inside.input, inside.invocation, true))
             } else if !finished, history.count < scenario.threads[record.thread].count {
-                outcome.inside.append((record.thread, scenario.threads[record.thread][history.count], clock.tick(), false))
+                outcome.inside.append(
+                    (record.thread, scenario.threads[record.thread][history.count], clock.tick(), false))
             }
         }
         return outcome

@@ -46,5 +46,10 @@ struct RoundOutcome<Input, Output> {
     /// with a tick taken at the deadline.
     var inside: [(thread: Int, input: Input, invocation: UInt64, started: Bool)]
 
-    var hung: Bool { !inside.isEmpty }
+    /// Some operation began and had not returned: the object hangs.
+    var hung: Bool { inside.contains { $0.started } }
+    /// Operations were left that never started, and none hung: the machine (a cooperative pool
+    /// kept busy by other work) ran nothing more of the round before the deadline. Nothing can
+    /// be said of the object.
+    var starved: Bool { !inside.isEmpty && !hung }
 }
