@@ -234,7 +234,7 @@ enum Counters {
 
     @Test func anOperationThatNeverReturnsFailsTheCheckByNameWithinTheBudget() throws {
         let check = LinearizabilityCheck(
-            model: CounterSpec(), operations: [.increment, .read], make: { StuckAfterOneIncrement() }
+            model: CounterSpec(), operations: [.increment, .read], make: { StuckOnASecondThread() }
         ) { counter, operation -> Int? in
             switch operation {
             case .increment:
@@ -253,21 +253,26 @@ enum Counters {
         #expect(report.hungOperations.allSatisfy { $0.text == "increment" && $0.response == nil })
         #expect(report.description.contains("increment … never returned"))
         #expect(report.description.contains("still inside: thread"))
+        #expect(report.rounds >= 1, "the sequential runs do not hang: a concurrent round must")
     }
 }
 
-/// A counter whose second increment waits for a wake-up that never comes.
-final class StuckAfterOneIncrement: @unchecked Sendable {  // `lock` guards `storage`
+/// A counter whose increments from any thread but the first to increment wait for a wake-up
+/// that never comes: run one at a time on one thread it is correct, so only a concurrent round
+/// can find the hang.
+final class StuckOnASecondThread: @unchecked Sendable {  // `lock` guards `storage` and `owner`
     private let lock = Lock()
     private var storage = 0
+    private var owner: UInt?
     private let never = DispatchSemaphore(value: 0)
 
     func increment() {
-        let value = lock.withLock {
+        let mine = lock.withLock {
+            owner = owner ?? threadID()
             storage += 1
-            return storage
+            return owner == threadID()
         }
-        if value > 1 { never.wait() }
+        if !mine { never.wait() }
     }
 
     var count: Int { lock.withLock { storage } }
