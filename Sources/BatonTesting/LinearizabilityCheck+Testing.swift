@@ -1,13 +1,17 @@
+import BatonInternals
+
+// Swift Testing is imported for its `Issue.record` (its interface brings nothing else into a
+// client's code). XCTest is not imported: through Foundation it would put Synchronization's
+// `UInt32.AtomicRepresentation` beside swift-atomics' in every client, an ambiguity. Its
+// `XCTFail` is looked up when it is needed, in the test bundle that links it.
 #if canImport(Testing)
-import Testing
-#endif
-#if canImport(XCTest)
-import XCTest
+internal import Testing
 #endif
 
 extension LinearizabilityCheck {
     /// Runs the check and, if it finds a bug or cannot run, fails the current test with the
-    /// report: an issue in a Swift Testing test, an `XCTFail` in an XCTest method.
+    /// report: an issue in a Swift Testing test, an `XCTFail` in an XCTest method (outside any
+    /// test, it stops the process with the report).
     ///
     /// ```swift
     /// @Test func counterIsLinearizable() {
@@ -40,7 +44,8 @@ extension LinearizabilityCheck {
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 extension AsyncLinearizabilityCheck {
     /// Runs the check and, if it finds a bug or cannot run, fails the current test with the
-    /// report: an issue in a Swift Testing test, an `XCTFail` in an XCTest method.
+    /// report: an issue in a Swift Testing test, an `XCTFail` in an XCTest method (outside any
+    /// test, it stops the process with the report).
     ///
     /// - Parameters:
     ///   - budget: How many rounds, and how long, at most.
@@ -83,10 +88,18 @@ struct CallSite {
             return
         }
         #endif
-        #if canImport(XCTest)
-        XCTFail(message, file: filePath, line: line)
-        #else
-        fatalError("a linearizability check failed outside any test:\n\(message)")
-        #endif
+        guard let xctFail = Self.xctFail else {
+            fatalError("a linearizability check failed outside any Swift Testing test or XCTest method:\n\(message)")
+        }
+        xctFail(message, filePath, line)
     }
+
+    /// XCTest's `XCTFail(_:file:line:)`, found by its symbol in the running process; nil where
+    /// XCTest is not loaded.
+    private static let xctFail: (@convention(thin) (String, StaticString, UInt) -> Void)? = {
+        guard let process = dlopen(nil, RTLD_LAZY),
+            let symbol = dlsym(process, "$s6XCTest7XCTFail_4file4lineySS_s12StaticStringVSutF")
+        else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(thin) (String, StaticString, UInt) -> Void).self)
+    }()
 }
