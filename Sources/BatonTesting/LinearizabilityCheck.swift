@@ -37,6 +37,11 @@ import Dispatch
 /// in the same round; for code with `await`s, ``AsyncLinearizabilityCheck``'s deterministic
 /// scheduler replays an interleaving exactly.
 ///
+/// Races are found when the threads really run at once. On a machine busy with other work (the
+/// tests around the check, run in parallel) they take turns on the cores and overlap less, so
+/// the same budget finds less: put checks in a `.serialized` suite, and run the suite alone in
+/// CI (`swift test --no-parallel`).
+///
 /// Operations should return: one that has not returned when the budget's time runs out (a lost
 /// wake-up, a deadlock) fails the check as a hang, naming it and its thread. That thread is
 /// left where it is stuck.

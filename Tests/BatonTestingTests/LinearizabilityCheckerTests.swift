@@ -28,6 +28,17 @@ import Testing
         }
     }
 
+    @Test func aReadMaySeeTheIncrementThatReturnedAndNotTheOneStillRunning() {
+        // Only one order works: thread 1's increment, the read, then thread 0's long increment.
+        // The search reaches the state after one increment by two different operations first;
+        // both must be tried.
+        let history = [
+            Self.op(.increment, nil, 1, 10, thread: 0), Self.op(.increment, nil, 2, 3, thread: 1),
+            Self.op(.read, 1, 4, 5, thread: 1),
+        ]
+        #expect(checker.check(history) == .linearizable)
+    }
+
     @Test func aReadAfterAnIncrementReturnedMustSeeIt() throws {
         let history = [Self.op(.increment, nil, 1, 2, thread: 0), Self.op(.read, 0, 3, 4, thread: 1)]
         let violation = try #require(checker.check(history).violation)
