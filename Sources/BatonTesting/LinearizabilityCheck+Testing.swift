@@ -22,6 +22,10 @@ extension LinearizabilityCheck {
     /// - Parameters:
     ///   - budget: How many rounds, and how long, at most.
     ///   - seed: The first round's seed; nil for a fresh one.
+    ///   - fileID: The caller's file, where a Swift Testing issue is recorded.
+    ///   - filePath: The caller's file path, where an XCTest failure is recorded.
+    ///   - line: The caller's line.
+    ///   - column: The caller's column.
     /// - Returns: The report, or nil if the check could not run (the test has failed with
     ///   the reason).
     @discardableResult
@@ -50,6 +54,10 @@ extension AsyncLinearizabilityCheck {
     /// - Parameters:
     ///   - budget: How many rounds, and how long, at most.
     ///   - seed: The first round's seed; nil for a fresh one.
+    ///   - fileID: The caller's file, where a Swift Testing issue is recorded.
+    ///   - filePath: The caller's file path, where an XCTest failure is recorded.
+    ///   - line: The caller's line.
+    ///   - column: The caller's column.
     /// - Returns: The report, or nil if the check could not run (the test has failed with
     ///   the reason).
     @discardableResult
