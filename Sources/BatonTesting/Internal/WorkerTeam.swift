@@ -69,11 +69,8 @@ final class WorkerTeam: Sendable {
     }
 }
 
-/// Spins for a seeded number of pause instructions before an operation, so that the rounds try
-/// many alignments of the threads' operations: mostly a few (operations that start together
-/// race on the same words), sometimes many (an operation that starts after another returned
-/// must see its effect).
-func spinDelay(using random: inout SeededGenerator) {
-    let bound: UInt64 = random.chance(15) ? 512 : 64
-    for _ in 0..<random.next() % bound { baton_cpu_relax() }
+/// Spins for `iterations` pause instructions: a seeded delay before an operation, so that the
+/// rounds try many alignments of the threads' operations.
+func spinDelay(_ iterations: Int) {
+    for _ in 0..<iterations { baton_cpu_relax() }
 }
