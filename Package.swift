@@ -108,13 +108,20 @@ let package = Package(
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax", condition: macros),
             ]
         ),
-        .testTarget(name: "BatonTestingTests", dependencies: ["BatonTesting", atomics]),
-        // The After code of the migration guides in Sources/Baton/Baton.docc, verbatim, run by
-        // tests (Scripts/check-guides checks that every block is here).
+        .testTarget(
+            name: "BatonTestingTests",
+            dependencies: [
+                "BatonTesting", "BatonTestSupport", "BatonLocks", "BatonCache", atomics,
+                .target(name: "BatonMacros", condition: macros),
+            ]
+        ),
+        // The After code of the migration guides in Sources/Baton/Baton.docc, and every block of
+        // BatonTesting's article, verbatim, run by tests (Scripts/check-guides checks that every
+        // block is here).
         .testTarget(
             name: "BatonGuideTests",
             dependencies: [
-                "Baton", "BatonTestSupport", "BatonHTTPTestSupport",
+                "Baton", "BatonTesting", "BatonTestSupport", "BatonHTTPTestSupport",
                 .target(name: "BatonMacros", condition: macros),
             ]
         ),
