@@ -6,9 +6,13 @@
 /// do not return: a check never runs longer than ``time``, whatever the object does.
 ///
 /// ```swift
-/// try check.run(budget: CheckBudget(rounds: 500))          // a quick check
-/// try check.run(budget: CheckBudget(time: .seconds(30)))  // a soak, in a nightly job
+/// try check.run(budget: CheckBudget(rounds: 500))                       // a quick check
+/// try check.run(budget: CheckBudget(rounds: nil, time: .seconds(30)))  // a soak, in a nightly job
 /// ```
+///
+/// A limit left out is the default's: `CheckBudget(time: .seconds(30))` still stops after
+/// 2,000 rounds, which take well under a second for most types. Give `rounds: nil` for a check
+/// that should use all its time.
 ///
 /// Thread safety: a plain value; `Sendable`.
 public struct CheckBudget: Sendable, Hashable, CustomStringConvertible {
