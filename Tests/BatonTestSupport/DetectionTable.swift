@@ -105,11 +105,17 @@ public enum DetectionTable {
             }
             // Each row as it is done: a long run that is stopped still says what it measured.
             print("detection row: \(line)")
+            fflush(nil)  // every stream: the rows show even when the output is a file
             for report in tally.unexpected {
                 notes.append("\(row.type), a run that missed:\n\(report)")
             }
         }
-        return (bugLines + [""] + correctLines + (notes.isEmpty ? [] : [""] + notes)).joined(separator: "\n")
+        // A table without rows (no buggy or no correct type measured) is left out.
+        var sections: [[String]] = []
+        if bugLines.count > 2 { sections.append(bugLines) }
+        if correctLines.count > 2 { sections.append(correctLines) }
+        if !notes.isEmpty { sections.append(notes) }
+        return sections.map { $0.joined(separator: "\n") }.joined(separator: "\n\n")
     }
 
     private static func median(_ values: [Double]) -> Double {
