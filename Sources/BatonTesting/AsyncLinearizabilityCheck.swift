@@ -58,14 +58,10 @@ public struct AsyncLinearizabilityCheck<Object: Sendable, Input: Sendable, Outpu
         operations: CheckOperations<Input>, make: @escaping @Sendable () -> Object,
         perform: @escaping @Sendable (Object, Input) async -> Output
     ) where Model.Input == Input, Model.Output == Output {
-        self.tasks = tasks
-        self.operationsPerTask = operationsPerTask
-        self.scheduling = scheduling
-        self.operations = operations
-        makeChecker = { LinearizabilityChecker(model: model) }
-        describe = { model.describe($0, $1) }
-        self.make = make
-        self.perform = perform
+        self.init(
+            tasks: tasks, operationsPerTask: operationsPerTask, scheduling: scheduling, operations: operations,
+            makeChecker: { LinearizabilityChecker(model: model) }, describe: { model.describe($0, $1) }, make: make,
+            perform: perform)
     }
 
     /// A check against a model whose operations may lead to one of several states.
@@ -76,12 +72,24 @@ public struct AsyncLinearizabilityCheck<Object: Sendable, Input: Sendable, Outpu
         operations: CheckOperations<Input>, make: @escaping @Sendable () -> Object,
         perform: @escaping @Sendable (Object, Input) async -> Output
     ) where Model.Input == Input, Model.Output == Output {
+        self.init(
+            tasks: tasks, operationsPerTask: operationsPerTask, scheduling: scheduling, operations: operations,
+            makeChecker: { LinearizabilityChecker(model: model) }, describe: { model.describe($0, $1) }, make: make,
+            perform: perform)
+    }
+
+    private init(
+        tasks: Int, operationsPerTask: Int, scheduling: CheckScheduling, operations: CheckOperations<Input>,
+        makeChecker: @escaping @Sendable () -> LinearizabilityChecker<Input, Output>,
+        describe: @escaping @Sendable (Input, Output) -> String, make: @escaping @Sendable () -> Object,
+        perform: @escaping @Sendable (Object, Input) async -> Output
+    ) {
         self.tasks = tasks
         self.operationsPerTask = operationsPerTask
         self.scheduling = scheduling
         self.operations = operations
-        makeChecker = { LinearizabilityChecker(model: model) }
-        describe = { model.describe($0, $1) }
+        self.makeChecker = makeChecker
+        self.describe = describe
         self.make = make
         self.perform = perform
     }

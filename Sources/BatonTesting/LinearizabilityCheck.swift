@@ -74,13 +74,10 @@ public struct LinearizabilityCheck<Object: Sendable, Input: Sendable, Output: Se
         model: Model, threads: Int = 2, operationsPerThread: Int = 4, operations: CheckOperations<Input>,
         make: @escaping () -> Object, perform: @escaping @Sendable (Object, Input) -> Output
     ) where Model.Input == Input, Model.Output == Output {
-        self.threads = threads
-        self.operationsPerThread = operationsPerThread
-        self.operations = operations
-        makeChecker = { LinearizabilityChecker(model: model) }
-        describe = { model.describe($0, $1) }
-        self.make = make
-        self.perform = perform
+        self.init(
+            threads: threads, operationsPerThread: operationsPerThread, operations: operations,
+            makeChecker: { LinearizabilityChecker(model: model) }, describe: { model.describe($0, $1) }, make: make,
+            perform: perform)
     }
 
     /// A check against a model whose operations may lead to one of several states.
@@ -90,11 +87,23 @@ public struct LinearizabilityCheck<Object: Sendable, Input: Sendable, Output: Se
         model: Model, threads: Int = 2, operationsPerThread: Int = 4, operations: CheckOperations<Input>,
         make: @escaping () -> Object, perform: @escaping @Sendable (Object, Input) -> Output
     ) where Model.Input == Input, Model.Output == Output {
+        self.init(
+            threads: threads, operationsPerThread: operationsPerThread, operations: operations,
+            makeChecker: { LinearizabilityChecker(model: model) }, describe: { model.describe($0, $1) }, make: make,
+            perform: perform)
+    }
+
+    private init(
+        threads: Int, operationsPerThread: Int, operations: CheckOperations<Input>,
+        makeChecker: @escaping @Sendable () -> LinearizabilityChecker<Input, Output>,
+        describe: @escaping @Sendable (Input, Output) -> String, make: @escaping () -> Object,
+        perform: @escaping @Sendable (Object, Input) -> Output
+    ) {
         self.threads = threads
         self.operationsPerThread = operationsPerThread
         self.operations = operations
-        makeChecker = { LinearizabilityChecker(model: model) }
-        describe = { model.describe($0, $1) }
+        self.makeChecker = makeChecker
+        self.describe = describe
         self.make = make
         self.perform = perform
     }
