@@ -254,10 +254,8 @@ enum Counters {
                 return counter.count
             }
         }
-        let clock = ContinuousClock()
-        let start = clock.now
+        // The suite's time limit fails a check that waits for ever by this test's name.
         let report = try check.run(budget: CheckBudget(time: .milliseconds(500)))
-        #expect(clock.now - start < .seconds(20))
         #expect(report.outcome == .hung)
         #expect(!report.hungOperations.isEmpty)
         #expect(report.hungOperations.allSatisfy { $0.text == "increment" && $0.response == nil })
