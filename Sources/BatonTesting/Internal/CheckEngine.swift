@@ -147,11 +147,7 @@ struct CheckEngine<Input: Sendable, Output: Sendable> {
         report.outcome = .notLinearizable
         report.failingSeed = seed
         report.operationsBeforeShrinking = before
-        report.operations = sorted.map {
-            ReportedOperation(
-                thread: $0.thread, text: describe($0.input, $0.output), output: String(describing: $0.output),
-                invocation: $0.invocation, response: $0.response)
-        }
+        report.operations = sorted.map(reported)
         report.explanation = checker.check(sorted).violation?.description
     }
 
@@ -168,11 +164,7 @@ struct CheckEngine<Input: Sendable, Output: Sendable> {
     ) {
         report.outcome = .hung
         report.failingSeed = seed
-        var operations = outcome.history.map {
-            ReportedOperation(
-                thread: $0.thread, text: describe($0.input, $0.output), output: String(describing: $0.output),
-                invocation: $0.invocation, response: $0.response)
-        }
+        var operations = outcome.history.map(reported)
         operations += outcome.inside.map {
             ReportedOperation(
                 thread: $0.thread, text: String(describing: $0.input) + ($0.started ? "" : " (not started)"),
@@ -180,5 +172,12 @@ struct CheckEngine<Input: Sendable, Output: Sendable> {
         }
         report.operations = operations.sorted { ($0.invocation, $0.thread) < ($1.invocation, $1.thread) }
         report.operationsBeforeShrinking = report.operations.count
+    }
+
+    /// A returned operation as the report lists it.
+    private func reported(_ entry: HistoryEntry<Input, Output>) -> ReportedOperation {
+        ReportedOperation(
+            thread: entry.thread, text: describe(entry.input, entry.output), output: String(describing: entry.output),
+            invocation: entry.invocation, response: entry.response)
     }
 }
