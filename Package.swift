@@ -13,6 +13,8 @@ let macros: TargetDependencyCondition? = .when(traits: ["Macros"])
 let modelChecking: [SwiftSetting] = [.define("BATON_MODEL_CHECK", .when(traits: ["ModelChecking"]))]
 /// What most test targets build on: the internal target, racing threads and the test support.
 let testSupport: [Target.Dependency] = ["BatonInternals", "BatonTesting", "BatonTestSupport"]
+/// The manual clock that tests of timeouts and rate limits run on (never on sleeps).
+let clocks: Target.Dependency = .product(name: "Clocks", package: "swift-clocks")
 
 let package = Package(
     name: "Baton",
@@ -43,6 +45,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         // The Macros trait only: the `@Synchronized` compiler plugin and its expansion tests.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // Tests only: a manual clock (`TestClock`) for timeouts and rate limits.
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         // Platform shims Swift cannot express (the variadic futex call, a spin hint, the affinity count).
@@ -84,18 +88,18 @@ let package = Package(
 
         .testTarget(name: "BatonInternalsTests", dependencies: ["BatonInternals", atomics]),
         .testTarget(
-            name: "BatonLocksTests", dependencies: ["BatonLocks", "BatonModelChecking", atomics] + testSupport,
+            name: "BatonLocksTests", dependencies: ["BatonLocks", "BatonModelChecking", atomics, clocks] + testSupport,
             swiftSettings: modelChecking),
         .testTarget(name: "BatonCacheTests", dependencies: ["BatonCache", atomics] + testSupport),
-        .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs", "BatonInternals", "BatonTestSupport"]),
+        .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs", "BatonInternals", "BatonTestSupport", clocks]),
         .testTarget(
             name: "BatonFuturesTests",
-            dependencies: ["BatonFutures", "BatonLocks", "BatonModelChecking"] + testSupport,
+            dependencies: ["BatonFutures", "BatonLocks", "BatonModelChecking", clocks] + testSupport,
             swiftSettings: modelChecking),
         .testTarget(
             name: "BatonHTTPTests",
             dependencies: [
-                "BatonHTTP", "BatonCache", "BatonFutures", "BatonLocks", "BatonTestSupport", "BatonHTTPTestSupport",
+                "BatonHTTP", "BatonCache", "BatonFutures", "BatonLocks", "BatonTestSupport", "BatonHTTPTestSupport", clocks,
             ]
         ),
         .testTarget(
