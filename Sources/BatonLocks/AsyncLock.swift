@@ -123,6 +123,15 @@ public final class AsyncLock {
         isolation: isolated (any Actor)?, file: StaticString, line: UInt,
         _ body: () async throws -> Result
     ) async throws -> Result {
+        try await withLockSlowPath(isolation: isolation, file: file, line: line, deadline: nil, body)
+    }
+
+    /// The slow path of the untimed and the timed ``withLock(isolation:file:line:_:)``; with a
+    /// deadline, the wait for the lock (not `body`) ends with ``TimeoutError`` when it comes.
+    private func withLockSlowPath<Result>(
+        isolation: isolated (any Actor)?, file: StaticString, line: UInt, deadline: WaitDeadline?,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
         if Task.isCancelled { throw CancellationError() }
         let flags = baton_lock_diagnostics() == 0 ? 0 : LockDiagnostics.flags()
         let owner = withUnsafeCurrentTask { task in
@@ -144,7 +153,7 @@ public final class AsyncLock {
         case .wait(let id):
             let counted = flags & LockDiagnostics.statisticsBit != 0
             let start: ContinuousClock.Instant? = counted ? .now : nil
-            try await suspend(owner, id: id, isolation: isolation)
+            try await suspend(owner, id: id, deadline: deadline, isolation: isolation)
             if let start { identity.counters?.record(contendedFor: .now - start) }
         }
         guard flags != 0 else {
@@ -162,13 +171,19 @@ public final class AsyncLock {
     }
 
     /// The slow path of ``withLock(isolation:file:line:_:)``: queue and suspend until the lock
-    /// is handed over or the task is cancelled.
+    /// is handed over, the task is cancelled or (with a deadline) the time runs out.
     private func suspend(
-        _ owner: AsyncLockStateMachine.Owner, id: UInt64, isolation: isolated (any Actor)?
-    ) async throws(CancellationError) {
-        let acquired = await suspendAsWaiter(isolation: isolation) { continuation in
+        _ owner: AsyncLockStateMachine.Owner, id: UInt64, deadline: WaitDeadline?, isolation: isolated (any Actor)?
+    ) async throws {
+        let expiry = deadline.map { _ in WaitExpiry() }
+        if let deadline, deadline.hasPassedNow {
+            throw TimeoutError(operation: "AsyncLock.withLock", timeout: deadline.timeout)
+        }
+        let timer = deadline.map { armTimer($0, expiry: expiry!) { self.machine.cancel(id: id) } }
+        let (acquired, expired) = await suspendAsWaiter(isolation: isolation) { continuation in
             let enqueue = machine.enqueue(
-                continuation, owner: owner, priority: Task.currentPriority, id: id, cancelled: Task.isCancelled)
+                continuation, owner: owner, priority: Task.currentPriority, id: id,
+                cancelled: Task.isCancelled || expiry?.expired == true)
             switch enqueue {
             case .resumeNow(let now):
                 return now
@@ -179,15 +194,18 @@ public final class AsyncLock {
         } cancel: {
             machine.cancel(id: id)
         } takeOutcome: {
-            machine.takeOutcome(id: id)
+            (machine.takeOutcome(id: id), expiry?.expired == true)
         }
-        guard acquired else { throw CancellationError() }
-        if Task.isCancelled {
+        timer?.cancel()
+        if acquired {
             // Handed the lock as the task was being cancelled: pass it on instead of running a
-            // cancelled task's critical section.
+            // cancelled task's critical section. Handed it as the time ran out: keep it.
+            guard Task.isCancelled else { return }
             release()
             throw CancellationError()
         }
+        if Task.isCancelled || !expired { throw CancellationError() }
+        throw TimeoutError(operation: "AsyncLock.withLock", timeout: deadline?.timeout)
     }
 
     @usableFromInline
@@ -222,6 +240,75 @@ public final class AsyncLock {
         mutex.lock()
         defer { mutex.unlock() }
         return machine.holder != nil
+    }
+}
+
+// MARK: Timed waits
+
+extension AsyncLock {
+    /// Runs `body` while holding the lock, waiting at most `timeout` for it.
+    ///
+    /// As ``withLock(isolation:file:line:_:)``, with a limit on the wait (not on `body`, which
+    /// runs for as long as it takes once the lock is held): a task that times out leaves the
+    /// queue without running `body`, and the lock is never lost, exactly as for a cancelled
+    /// one. A lock handed to the task at the moment its time runs out is kept, and `body` runs.
+    /// A free lock is taken even with a zero or negative timeout.
+    ///
+    /// While the task waits, one timer is armed for it (a task sleeping on `ContinuousClock`),
+    /// and cancelled as soon as the wait ends; a call that finds the lock free arms none.
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait for the lock at most.
+    ///   - isolation: The caller's actor, inherited so that `body` runs on it; leave the default.
+    ///   - file: The call site's file, for reports; leave the default.
+    ///   - line: The call site's line, for reports; leave the default.
+    ///   - body: The critical section.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``TimeoutError`` if the lock was not handed over within `timeout`;
+    ///   `CancellationError` if the task is cancelled before it gets the lock; ``AsyncLockError``
+    ///   if the task already holds it; otherwise what `body` throws.
+    public func withLock<Result>(
+        timeout: Duration,
+        isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID, line: UInt = #line,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        if tryTakeFreeLockQuietly(file: file, line: line) {
+            defer { release() }
+            return try await body()
+        }
+        let clock = ContinuousClock()
+        let deadline = WaitDeadline(clock.now.advanced(by: timeout), clock: clock, timeout: timeout)
+        return try await withLockSlowPath(isolation: isolation, file: file, line: line, deadline: deadline, body)
+    }
+
+    /// Runs `body` while holding the lock, waiting for it until `deadline` on `clock` at most.
+    ///
+    /// As ``withLock(timeout:isolation:file:line:_:)``, with a deadline on a clock of the
+    /// caller's choice (a manual clock in tests).
+    ///
+    /// - Parameters:
+    ///   - deadline: When to stop waiting for the lock.
+    ///   - clock: The clock `deadline` is on; the wait's timer sleeps on it.
+    ///   - isolation: The caller's actor; leave the default.
+    ///   - file: The call site's file, for reports; leave the default.
+    ///   - line: The call site's line, for reports; leave the default.
+    ///   - body: The critical section.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``TimeoutError``, `CancellationError`, ``AsyncLockError``, or what `body` throws,
+    ///   as ``withLock(timeout:isolation:file:line:_:)``.
+    public func withLock<C: Clock, Result>(
+        until deadline: C.Instant, clock: C,
+        isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID, line: UInt = #line,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        if tryTakeFreeLockQuietly(file: file, line: line) {
+            defer { release() }
+            return try await body()
+        }
+        let deadline = WaitDeadline(deadline, clock: clock, timeout: nil)
+        return try await withLockSlowPath(isolation: isolation, file: file, line: line, deadline: deadline, body)
     }
 }
 

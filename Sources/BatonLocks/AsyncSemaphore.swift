@@ -102,8 +102,27 @@ public final class AsyncSemaphore {
     @usableFromInline
     func suspend(isolation: isolated (any Actor)?) async throws(CancellationError) {
         let id = lastID.loadThenWrappingIncrement(ordering: .relaxed)
-        let acquired = await suspendAsWaiter(isolation: isolation) { continuation in
-            switch machine.register(continuation, id: id, cancelled: Task.isCancelled) {
+        let (acquired, _) = await waitForPermit(id: id, expiry: nil, isolation: isolation)
+        guard acquired else { throw CancellationError() }
+        if Task.isCancelled {
+            // Handed a permit as the task was being cancelled: pass it on rather than run a
+            // cancelled task's work under it.
+            signal()
+            throw CancellationError()
+        }
+    }
+
+    /// Queues the waiter with this ID and suspends until it is handed a permit, or its task is
+    /// cancelled, or (with an `expiry`) its timer fires.
+    ///
+    /// - Returns: Whether it holds a permit, and whether its timer had fired by the time it was
+    ///   resumed.
+    private func waitForPermit(
+        id: UInt64, expiry: WaitExpiry?, isolation: isolated (any Actor)?
+    ) async -> (acquired: Bool, expired: Bool) {
+        await suspendAsWaiter(isolation: isolation) { continuation in
+            let gone = Task.isCancelled || expiry?.expired == true
+            switch machine.register(continuation, id: id, cancelled: gone) {
             case .resumeNow(let now):
                 return now
             case .decrementCount:
@@ -111,19 +130,19 @@ public final class AsyncSemaphore {
                 return machine.registered(continuation, id: id, permitFree: permitFree)
             }
         } cancel: {
-            switch machine.cancel(id: id) {
-            case .notQueued: nil
-            case .withdrawRegistration: withdrawRegistration() ? machine.withdrawn(id: id) : nil
-            }
+            self.withdraw(id: id)
         } takeOutcome: {
-            machine.takeOutcome(id: id)
+            (machine.takeOutcome(id: id), expiry?.expired == true)
         }
-        guard acquired else { throw CancellationError() }
-        if Task.isCancelled {
-            // Handed a permit as the task was being cancelled: pass it on rather than run a
-            // cancelled task's work under it.
-            signal()
-            throw CancellationError()
+    }
+
+    /// Takes out a waiter that is to stop waiting (cancelled, or timed out), under `mutex`; `nil`
+    /// if it was already handed a permit, or if every queued waiter is owed one (it then stays
+    /// queued and gets its permit).
+    private func withdraw(id: UInt64) -> UnsafeContinuation<Void, Never>? {
+        switch machine.cancel(id: id) {
+        case .notQueued: nil
+        case .withdrawRegistration: withdrawRegistration() ? machine.withdrawn(id: id) : nil
         }
     }
 
@@ -198,6 +217,87 @@ public final class AsyncSemaphore {
     /// The permits free now (for tests; it may change as soon as it is read).
     var freePermits: Int {
         max(0, count.load(ordering: .acquiring))
+    }
+}
+
+// MARK: Timed waits
+
+extension AsyncSemaphore {
+    /// Takes a permit, suspending the calling task until one is free or `timeout` has passed.
+    ///
+    /// As ``wait(isolation:)``, with a limit: a waiter that times out leaves the queue and takes
+    /// nothing, exactly as a cancelled one. A permit handed to it at the moment its time runs
+    /// out (a ``signal()`` already on its way to it) is kept: the wait then returns normally, and
+    /// the caller holds the permit. A permit free on arrival is taken even with a zero or
+    /// negative timeout, as `DispatchSemaphore.wait(timeout:)` does.
+    ///
+    /// While the task waits, one timer is armed for it (a task sleeping on `ContinuousClock`),
+    /// and cancelled as soon as the wait ends; a wait that does not suspend arms none.
+    ///
+    /// ```swift
+    /// do {
+    ///     try await connections.wait(timeout: .seconds(2))
+    /// } catch is TimeoutError {
+    ///     throw ServiceError.overloaded       // shed load instead of queueing for ever
+    /// }
+    /// defer { connections.signal() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait at most.
+    ///   - isolation: The caller's actor, inherited so that calling from an actor does not hop
+    ///     off it; leave the default.
+    /// - Throws: ``TimeoutError`` if no permit came within `timeout`; `CancellationError` if the
+    ///   task is cancelled before or while it waits. Either way it holds no permit and must not
+    ///   call ``signal()`` for this wait.
+    public func wait(timeout: Duration, isolation: isolated (any Actor)? = #isolation) async throws {
+        if Task.isCancelled { throw CancellationError() }
+        if tryTakeFreePermit() { return }
+        let clock = ContinuousClock()
+        try await suspend(
+            until: WaitDeadline(clock.now.advanced(by: timeout), clock: clock, timeout: timeout),
+            isolation: isolation)
+    }
+
+    /// Takes a permit, suspending the calling task until one is free or `deadline` has come on
+    /// `clock`.
+    ///
+    /// As ``wait(timeout:isolation:)``, with a deadline on a clock of the caller's choice: a
+    /// `SuspendingClock`, or a manual clock in tests, so that a test of a timeout advances the
+    /// clock instead of sleeping.
+    ///
+    /// - Parameters:
+    ///   - deadline: When to give up.
+    ///   - clock: The clock `deadline` is on; the wait's timer sleeps on it.
+    ///   - isolation: The caller's actor; leave the default.
+    /// - Throws: ``TimeoutError`` if no permit came by `deadline`; `CancellationError` if the
+    ///   task is cancelled before or while it waits. Either way it holds no permit.
+    public func wait<C: Clock>(
+        until deadline: C.Instant, clock: C, isolation: isolated (any Actor)? = #isolation
+    ) async throws {
+        if Task.isCancelled { throw CancellationError() }
+        if tryTakeFreePermit() { return }
+        try await suspend(until: WaitDeadline(deadline, clock: clock, timeout: nil), isolation: isolation)
+    }
+
+    /// The slow path of the timed waits: as ``suspend(isolation:)``, with a timer that withdraws
+    /// the waiter when the deadline comes.
+    private func suspend(until deadline: WaitDeadline, isolation: isolated (any Actor)?) async throws {
+        guard !deadline.hasPassedNow else { throw TimeoutError(operation: "AsyncSemaphore.wait", timeout: deadline.timeout) }
+        let id = lastID.loadThenWrappingIncrement(ordering: .relaxed)
+        let expiry = WaitExpiry()
+        let timer = armTimer(deadline, expiry: expiry) { self.withdraw(id: id) }
+        let (acquired, expired) = await waitForPermit(id: id, expiry: expiry, isolation: isolation)
+        timer.cancel()
+        if acquired {
+            // A permit handed over as the time ran out is kept; one handed to a task being
+            // cancelled is passed on.
+            guard Task.isCancelled else { return }
+            signal()
+            throw CancellationError()
+        }
+        if Task.isCancelled || !expired { throw CancellationError() }
+        throw TimeoutError(operation: "AsyncSemaphore.wait", timeout: deadline.timeout)
     }
 }
 
