@@ -30,6 +30,9 @@ import CBatonPlatform
 ///   `CancellationError` without running its body; a task already cancelled throws at once. A
 ///   lock handed to a task at the moment it is cancelled is passed on to the next waiter.
 /// - **No thread is blocked.** A waiting task is suspended; its thread runs other work.
+/// - **Waits that end.** ``withLock(timeout:isolation:file:line:_:)`` and
+///   ``withLock(until:clock:isolation:file:line:_:)`` throw ``TimeoutError`` if the lock is not
+///   handed over in time, without running the body; the lock is never lost.
 /// - **Priority donation.** A waiting task of higher priority raises the holder's task to its
 ///   priority (where the runtime offers `UnsafeCurrentTask.escalatePriority(to:)`: Linux, and
 ///   Apple releases from macOS 26 and iOS 26; on older ones donation is skipped).
@@ -196,7 +199,7 @@ public final class AsyncLock {
         } takeOutcome: {
             (machine.takeOutcome(id: id), expiry?.expired == true)
         }
-        timer?.cancel()
+        timer?.disarm()
         if acquired {
             // Handed the lock as the task was being cancelled: pass it on instead of running a
             // cancelled task's critical section. Handed it as the time ran out: keep it.

@@ -27,6 +27,9 @@ import Atomics
 ///   moment it is cancelled (a ``signal()`` already on its way to it) is passed on to the next
 ///   waiter, so the count never drifts.
 /// - **No thread is blocked.** A waiting task is suspended; its thread runs other work.
+/// - **Waits that end.** ``wait(timeout:isolation:)`` and ``wait(until:clock:isolation:)`` throw
+///   ``TimeoutError`` when the time is up; a waiter that times out takes nothing, as a cancelled
+///   one, and a permit handed to it as its time runs out is kept (the wait returns).
 /// - **A counting semaphore.** ``signal()`` may be called more often than ``wait(isolation:)``:
 ///   each extra signal adds a permit, beyond the initial value.
 ///
@@ -283,12 +286,14 @@ extension AsyncSemaphore {
     /// The slow path of the timed waits: as ``suspend(isolation:)``, with a timer that withdraws
     /// the waiter when the deadline comes.
     private func suspend(until deadline: WaitDeadline, isolation: isolated (any Actor)?) async throws {
-        guard !deadline.hasPassedNow else { throw TimeoutError(operation: "AsyncSemaphore.wait", timeout: deadline.timeout) }
+        guard !deadline.hasPassedNow else {
+            throw TimeoutError(operation: "AsyncSemaphore.wait", timeout: deadline.timeout)
+        }
         let id = lastID.loadThenWrappingIncrement(ordering: .relaxed)
         let expiry = WaitExpiry()
         let timer = armTimer(deadline, expiry: expiry) { self.withdraw(id: id) }
         let (acquired, expired) = await waitForPermit(id: id, expiry: expiry, isolation: isolation)
-        timer.cancel()
+        timer.disarm()
         if acquired {
             // A permit handed over as the time ran out is kept; one handed to a task being
             // cancelled is passed on.

@@ -54,7 +54,8 @@ public func withTimeout<C: Clock, Result>(
     isolation: isolated (any Actor)? = #isolation,
     operation: () async throws -> sending Result
 ) async throws -> sending Result {
-    try await withTimeout(WaitDeadline(deadline, clock: clock, timeout: nil), isolation: isolation, operation: operation)
+    try await withTimeout(
+        WaitDeadline(deadline, clock: clock, timeout: nil), isolation: isolation, operation: operation)
 }
 
 /// How each child of ``withTimeout(_:isolation:operation:)`` ended.

@@ -171,3 +171,103 @@ struct SemaphoreGuideTests {
         #expect(attempts.value == 2)
     }
 }
+
+// The "After: waits that end" code of Baton.docc/MigratingFromSemaphoreWaits.md, verbatim.
+
+final class BoundedClient: Sendable {
+    private let slots: AsyncSemaphore
+    private let queueing: Duration
+    private let running: Duration
+    private let send: @Sendable (URL) async throws -> Data
+
+    init(width: Int, queueing: Duration, running: Duration, send: @escaping @Sendable (URL) async throws -> Data) {
+        slots = AsyncSemaphore(value: width)
+        self.queueing = queueing
+        self.running = running
+        self.send = send
+    }
+
+    func data(from url: URL) async throws -> Data {
+        try await slots.wait(timeout: queueing)  // TimeoutError: queued too long
+        defer { slots.signal() }
+        return try await withTimeout(running) {  // TimeoutError: too slow, cancelled
+            try await send(url)
+        }
+    }
+}
+
+/// A request that a test holds until it lets it go: it reports when it has started, and ends
+/// when cancelled.
+final class HeldRequests: Sendable {
+    private let started = Protected([String: Promise<Void>]())
+    private let released = Protected([String: Promise<Data>]())
+
+    func send(_ url: URL) async throws -> Data {
+        let key = url.lastPathComponent
+        promise(key, in: started).succeed()
+        return try await promise(key, in: released).future.value
+    }
+
+    func started(_ key: String) async throws {
+        try await promise(key, in: started).future.value
+    }
+
+    func release(_ key: String, with data: Data) {
+        promise(key, in: released).succeed(data)
+    }
+
+    private func promise<T>(_ key: String, in table: Protected<[String: Promise<T>]>) -> Promise<T> {
+        table.write { table in
+            if let promise = table[key] { return promise }
+            let promise = Promise<T>()
+            table[key] = promise
+            return promise
+        }
+    }
+}
+
+@Suite("Guide: waits that end", .timeLimit(.minutes(1)))
+struct BoundedClientGuideTests {
+    @Test("BoundedClient returns the body a real server sent")
+    func answers() async throws {
+        let session = makeSession()
+        let client = BoundedClient(width: 2, queueing: .seconds(30), running: .seconds(30)) { url in
+            try await session.data(from: url).0
+        }
+        let key = uniqueKey("bounded")
+        let data = try await client.data(from: GuideServer.url("/text/\(key)"))
+        #expect(String(decoding: data, as: UTF8.self) == key)
+    }
+
+    @Test("A caller queued behind a full client times out with TimeoutError and takes no slot")
+    func queueTimesOut() async throws {
+        let held = HeldRequests()
+        let client = BoundedClient(width: 1, queueing: .milliseconds(20), running: .seconds(30), send: held.send)
+        let holder = Task { try await client.data(from: URL(string: "http://127.0.0.1/holder")!) }
+        try await held.started("holder")  // it holds the only slot
+        await #expect(throws: TimeoutError.self) {
+            try await client.data(from: URL(string: "http://127.0.0.1/queued")!)
+        }
+        held.release("holder", with: Data("held".utf8))
+        #expect(try await holder.value == Data("held".utf8))
+        // The timed-out caller took no slot: the next caller gets it.
+        let next = Task { try await client.data(from: URL(string: "http://127.0.0.1/next")!) }
+        try await held.started("next")
+        held.release("next", with: Data("next".utf8))
+        #expect(try await next.value == Data("next".utf8))
+    }
+
+    @Test("A request slower than `running` is cancelled and ends with TimeoutError, freeing its slot")
+    func requestTimesOut() async throws {
+        let held = HeldRequests()
+        let client = BoundedClient(width: 1, queueing: .seconds(30), running: .milliseconds(20), send: held.send)
+        // Never released: only its cancellation ends it.
+        await #expect(throws: TimeoutError.self) {
+            try await client.data(from: URL(string: "http://127.0.0.1/slow")!)
+        }
+        let next = Task { try await client.data(from: URL(string: "http://127.0.0.1/after")!) }
+        try await held.started("after")
+        held.release("after", with: Data("after".utf8))
+        #expect(try await next.value == Data("after".utf8))
+    }
+}

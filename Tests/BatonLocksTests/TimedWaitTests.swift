@@ -30,6 +30,20 @@ func noSleepers(on clock: TestClock<Duration>) async -> Bool {
     await waitUntilAsync { (try? await clock.checkSuspension()) != nil }
 }
 
+extension Task where Failure == Never {
+    /// The task's value; if the awaiting test is cancelled (its time limit passed), the task is
+    /// cancelled too, so that a wait that never ends fails the test by name instead of hanging it.
+    var valueOrCancel: Success {
+        get async {
+            await withTaskCancellationHandler {
+                await value
+            } onCancel: {
+                cancel()
+            }
+        }
+    }
+}
+
 /// `waitUntil` for a condition that must be awaited.
 func waitUntilAsync(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
@@ -53,7 +67,7 @@ struct AsyncSemaphoreTimedWaitTests {
         await clock.advance(by: .seconds(4))
         #expect(semaphore.waitingCount == 1)
         await clock.advance(by: .seconds(1))
-        #expect(await waiter.value == .timedOut)
+        #expect(await waiter.valueOrCancel == .timedOut)
         #expect(semaphore.waitingCount == 0 && semaphore.freePermits == 0)
         // The permit count is exact: one signal makes one free permit, not a debt repaid.
         #expect(semaphore.signal() == false)
@@ -70,7 +84,7 @@ struct AsyncSemaphoreTimedWaitTests {
         }
         #expect(await waitUntil { semaphore.waitingCount == 1 })
         #expect(semaphore.signal())
-        #expect(await waiter.value == .returned)
+        #expect(await waiter.valueOrCancel == .returned)
         // No task is left sleeping on the clock for a wait that has returned.
         #expect(await noSleepers(on: clock))
         await clock.advance(by: .seconds(10))
@@ -128,12 +142,12 @@ struct AsyncSemaphoreTimedWaitTests {
             #expect(await waitUntil { semaphore.waitingCount == index + 1 })
         }
         await clock.advance(by: .seconds(1))
-        #expect(await tasks[1].value == .timedOut)
+        #expect(await tasks[1].valueOrCancel == .timedOut)
         #expect(semaphore.waitingCount == 2)
         #expect(semaphore.signal())
         #expect(semaphore.signal())
-        #expect(await tasks[0].value == .returned)
-        #expect(await tasks[2].value == .returned)
+        #expect(await tasks[0].valueOrCancel == .returned)
+        #expect(await tasks[2].valueOrCancel == .returned)
         #expect(order.get() == [0, 2])
         #expect(semaphore.freePermits == 0 && semaphore.waitingCount == 0)
     }
@@ -151,7 +165,7 @@ struct AsyncSemaphoreTimedWaitTests {
         #expect(semaphore.signal())  // handed over; the waiter cannot run yet
         await clock.advance(by: .seconds(1))  // its timer fires, too late to take it out
         letGo()
-        #expect(await waiter.value == .returned)
+        #expect(await waiter.valueOrCancel == .returned)
         #expect(semaphore.freePermits == 0 && semaphore.waitingCount == 0)
         semaphore.signal()
         #expect(semaphore.freePermits == 1)
@@ -166,7 +180,7 @@ struct AsyncSemaphoreTimedWaitTests {
         }
         #expect(await waitUntil { semaphore.waitingCount == 1 })
         waiter.cancel()
-        #expect(await waiter.value == .cancelled)
+        #expect(await waiter.valueOrCancel == .cancelled)
         #expect(semaphore.waitingCount == 0)
         #expect(await noSleepers(on: clock))
         semaphore.signal()
@@ -225,7 +239,7 @@ struct AsyncSemaphoreTimedWaitTests {
         let waiter = Task { await TimedOutcome { try await semaphore.wait(timeout: .seconds(60)) } }
         #expect(await waitUntil { semaphore.waitingCount == 1 })
         #expect(semaphore.signal())
-        #expect(await waiter.value == .returned)
+        #expect(await waiter.valueOrCancel == .returned)
         #expect(semaphore.freePermits == 0)
     }
 }
@@ -255,7 +269,7 @@ struct AsyncLockTimedWaitTests {
         }
         #expect(await waitUntil { lock.waitingCount == 1 })
         await clock.advance(by: .seconds(2))
-        #expect(await waiter.value == .timedOut)
+        #expect(await waiter.valueOrCancel == .timedOut)
         #expect(ran.get() == false)
         #expect(lock.waitingCount == 0 && lock.isHeld)
         release.open()
@@ -317,7 +331,7 @@ struct AsyncLockTimedWaitTests {
         #expect(lock.isHeld && lock.waitingCount == 0)
         await clock.advance(by: .seconds(1))
         letGo()
-        #expect(await waiter.value == .returned)
+        #expect(await waiter.valueOrCancel == .returned)
         #expect(!lock.isHeld)
     }
 
@@ -352,7 +366,8 @@ struct AsyncLockTimedWaitTests {
         #expect(error?.code == .reentry)
     }
 
-    @Test("A storm of timed waiters on one lock: exact count, never two inside, every waiter ends once", arguments: 1...3)
+    @Test(
+        "A storm of timed waiters on one lock: exact count, never two inside, every waiter ends once", arguments: 1...3)
     func storm(round: Int) async throws {
         let clock = TestClock()
         let lock = AsyncLock()
@@ -440,7 +455,7 @@ struct WithTimeoutTests {
         }
         await started.wait()
         await clock.advance(by: .seconds(3))
-        let outcome = await caller.value
+        let outcome = await caller.valueOrCancel
         #expect(outcome == .timedOut)
         // Structured: by the time withTimeout threw, the operation had ended.
         #expect(ended.get())
@@ -472,7 +487,7 @@ struct WithTimeoutTests {
         // Cancelled, but still running: withTimeout has not returned.
         #expect(callerEnded.get() == false)
         finish.open()
-        #expect(await caller.value == .timedOut)
+        #expect(await caller.valueOrCancel == .timedOut)
     }
 
     @Test("The operation's error is rethrown as it is")
@@ -494,7 +509,7 @@ struct WithTimeoutTests {
         }
         await started.wait()
         caller.cancel()
-        #expect(await caller.value == .cancelled)
+        #expect(await caller.valueOrCancel == .cancelled)
     }
 
     @Test("The operation runs on the caller's actor, and a non-Sendable result comes back")

@@ -149,6 +149,20 @@ enum AsyncContenders {
         return elapsed.nanoseconds / Double(perTask * tasks)
     }
 
+    /// As `batonSemaphore`, with a timeout that never fires: what the timer of a wait that
+    /// suspends costs.
+    static func batonSemaphoreTimed(tasks: Int, width: Int, operations: Int) -> Double {
+        let semaphore = AsyncSemaphore(value: width)
+        let perTask = operations / tasks
+        let elapsed = timeTasks(tasks) { _ in
+            for _ in 0..<perTask {
+                try await semaphore.wait(timeout: .seconds(60))
+                semaphore.signal()
+            }
+        }
+        return elapsed.nanoseconds / Double(perTask * tasks)
+    }
+
     // MARK: lock
 
     static func batonLockUncontended(operations: Int) -> Double {
@@ -179,6 +193,24 @@ enum AsyncContenders {
         let elapsed = timeTasks(tasks) { _ in
             for _ in 0..<perTask {
                 try await lock.withLock {
+                    let read = counter.value
+                    await Task.yield()
+                    counter.value = read + 1
+                }
+            }
+        }
+        precondition(counter.value == perTask * tasks, "AsyncLock lost an update across an await")
+        return elapsed.nanoseconds / Double(perTask * tasks)
+    }
+
+    /// As `batonLockAcrossAwait`, with a timeout on the wait for the lock that never fires.
+    static func batonLockAcrossAwaitTimed(tasks: Int, operations: Int) -> Double {
+        let lock = AsyncLock()
+        let counter = BenchCounter()  // guarded by `lock`
+        let perTask = operations / tasks
+        let elapsed = timeTasks(tasks) { _ in
+            for _ in 0..<perTask {
+                try await lock.withLock(timeout: .seconds(60)) {
                     let read = counter.value
                     await Task.yield()
                     counter.value = read + 1

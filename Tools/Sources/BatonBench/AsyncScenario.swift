@@ -11,6 +11,8 @@ public struct AsyncScenario: Scenario {
     static let uncontendedLockOperations = 2_000_000
     static let contendedLockOperations = 100_000
     static let readOperations = 10_000_000
+    /// Wait + signal pairs in the timed-wait case: most of them suspend, and arm a timer.
+    static let timedSemaphoreOperations = 400_000
 
     /// The semaphore cases: (tasks, width).
     static let semaphoreCases: [(tasks: Int, width: Int)] = [(1, 1), (8, 2), (64, 4)]
@@ -28,6 +30,7 @@ public struct AsyncScenario: Scenario {
         let uncontendedOps = options.count(Self.uncontendedLockOperations, minimum: 100)
         let contendedOps = options.count(Self.contendedLockOperations, minimum: Self.contendedTasks * 4)
         let readOps = options.count(Self.readOperations, minimum: 1_000)
+        let timedOps = options.count(Self.timedSemaphoreOperations, minimum: 8 * 4)
 
         // Repetitions outermost, so a noisy moment on a shared machine hits one rep of every
         // contender rather than every rep of one.
@@ -60,6 +63,26 @@ public struct AsyncScenario: Scenario {
                 contended, "actor semaphore", baton: false,
                 AsyncContenders.actorSemaphoreAcrossAwait(tasks: Self.contendedTasks, operations: contendedOps))
 
+            // A timeout that never fires, against the same wait without one: what a timed wait
+            // costs when it suspends (a wait that does not suspend arms no timer).
+            let timedSemaphore = "timed semaphore wait, 8 tasks, width 2"
+            step(timedSemaphore)
+            record(
+                timedSemaphore, "wait(timeout:)", baton: true,
+                AsyncContenders.batonSemaphoreTimed(tasks: 8, width: 2, operations: timedOps))
+            record(
+                timedSemaphore, "wait()", baton: false,
+                AsyncContenders.batonSemaphore(tasks: 8, width: 2, operations: timedOps))
+
+            let timedLock = "timed lock, \(Self.contendedTasks) tasks, await inside"
+            step(timedLock)
+            record(
+                timedLock, "withLock(timeout:)", baton: true,
+                AsyncContenders.batonLockAcrossAwaitTimed(tasks: Self.contendedTasks, operations: contendedOps))
+            record(
+                timedLock, "withLock", baton: false,
+                AsyncContenders.batonLockAcrossAwait(tasks: Self.contendedTasks, operations: contendedOps))
+
             let lazy = "Lazy read"
             step(lazy)
             record(lazy, "Lazy", baton: true, AsyncContenders.lazyRead(operations: readOps))
@@ -85,6 +108,7 @@ public struct AsyncScenario: Scenario {
                 "Semaphore cases: \(semaphoreOps) wait + signal pairs shared by the tasks; the actor semaphore is an actor with a count and a queue of continuations, as users write it.",
                 "lock, uncontended: \(uncontendedOps) increments from one task, inside AsyncLock.withLock or as a call into an actor.",
                 "lock, \(Self.contendedTasks) tasks: \(contendedOps) sections of read, Task.yield(), write; the anchor is the actor semaphore used as a lock (an actor alone would interleave the sections). Both counters are checked exact.",
+                "Timed waits: \(timedOps) wait + signal pairs from 8 tasks at width 2, and the lock case above, each with a timeout of 60 s that never fires, against the same untimed wait in the same run: the cost of the timer armed when a wait suspends.",
                 "Reads: \(readOps) reads of an Int computed at run time, after initialisation. Lazy read and AsyncLazy read, async call: one call each, of the same kind for every contender (plain calls for Lazy, async calls inside a task for AsyncLazy, which is read with await), so that a static let is not hoisted out of the loop; an async call alone costs about 20 ns here. AsyncLazy read, inline: `try await lazy.value` written in the loop, whose fast path is inlined (no call), against the NSLock-guarded optional read the same way; a static let read so would be hoisted, so it is left out.",
             ])
     }
