@@ -76,7 +76,7 @@ extension Sequence where Element: Sendable {
     /// Returns the non-`nil` results of `transform` over the sequence's elements, in the
     /// sequence's order, running at most `maxConcurrency` of the calls at once.
     ///
-    /// It behaves as ``Swift/Sequence/concurrentMap(maxConcurrency:isolation:_:)`` does — results
+    /// It behaves as `concurrentMap(maxConcurrency:_:)` does — results
     /// in order, exactly `maxConcurrency` calls running while elements remain, the first error
     /// cancelling the others and thrown once they have ended, the calling task's cancellation
     /// cancelling every call, elements pulled only as slots free up — and then leaves out the
