@@ -238,6 +238,70 @@ enum AsyncContenders {
         return elapsed.nanoseconds / Double(perTask * tasks)
     }
 
+    // MARK: bounded parallel work
+
+    /// The trivial work of one element: cheap enough that the cost measured is the scheduling.
+    @inline(never) static func trivialWork(_ element: Int) -> Int { element &* 2 &+ 1 }
+
+    /// Checks a contender's results: every element's, in order.
+    static func checkResults(_ results: [Int], _ count: Int, _ contender: String) {
+        precondition(
+            results.count == count && results.indices.allSatisfy { results[$0] == trivialWork($0) },
+            "\(contender) returned wrong or misordered results")
+    }
+
+    static func concurrentMap(elements: Int, width: Int, rounds: Int) -> Double {
+        let results = Protected<[Int]>([])
+        let elapsed = timeTasks(1) { _ in
+            for _ in 0..<rounds {
+                let mapped = try await (0..<elements).concurrentMap(maxConcurrency: width) { trivialWork($0) }
+                results.write { $0 = mapped }
+            }
+        }
+        checkResults(results.value, elements, "concurrentMap")
+        return elapsed.nanoseconds / Double(elements * rounds)
+    }
+
+    /// The hand-written version: a child task per element, all added at once, each waiting for
+    /// one of `width` permits; results put back in order by index.
+    static func taskGroupWithSemaphore(elements: Int, width: Int, rounds: Int) -> Double {
+        let results = Protected<[Int]>([])
+        let elapsed = timeTasks(1) { _ in
+            for _ in 0..<rounds {
+                let semaphore = AsyncSemaphore(value: width)
+                let mapped = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+                    for element in 0..<elements {
+                        group.addTask { try await semaphore.withPermit { (element, trivialWork(element)) } }
+                    }
+                    var mapped = [Int](repeating: 0, count: elements)
+                    for try await (index, value) in group { mapped[index] = value }
+                    return mapped
+                }
+                results.write { $0 = mapped }
+            }
+        }
+        checkResults(results.value, elements, "task group + AsyncSemaphore")
+        return elapsed.nanoseconds / Double(elements * rounds)
+    }
+
+    /// No bound at all: a child task per element, all running as the pool allows.
+    static func unboundedTaskGroup(elements: Int, rounds: Int) -> Double {
+        let results = Protected<[Int]>([])
+        let elapsed = timeTasks(1) { _ in
+            for _ in 0..<rounds {
+                let mapped = await withTaskGroup(of: (Int, Int).self) { group in
+                    for element in 0..<elements { group.addTask { (element, trivialWork(element)) } }
+                    var mapped = [Int](repeating: 0, count: elements)
+                    for await (index, value) in group { mapped[index] = value }
+                    return mapped
+                }
+                results.write { $0 = mapped }
+            }
+        }
+        checkResults(results.value, elements, "unbounded task group")
+        return elapsed.nanoseconds / Double(elements * rounds)
+    }
+
     // MARK: lazy reads
 
     static func lazyRead(operations: Int) -> Double {

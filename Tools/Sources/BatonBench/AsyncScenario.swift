@@ -4,7 +4,7 @@
 public struct AsyncScenario: Scenario {
     public let name = "async"
     public let summary =
-        "AsyncSemaphore, AsyncLock, Lazy, AsyncLazy vs an actor semaphore, an actor call, static let, NSLock"
+        "AsyncSemaphore, AsyncLock, Lazy, AsyncLazy, concurrentMap vs an actor semaphore, an actor call, static let, NSLock, task groups"
 
     /// Operations per case in a full run.
     static let semaphoreOperations = 2_000_000
@@ -13,6 +13,12 @@ public struct AsyncScenario: Scenario {
     static let readOperations = 10_000_000
     /// Wait + signal pairs in the timed-wait case: most of them suspend, and arm a timer.
     static let timedSemaphoreOperations = 400_000
+
+    /// Elements of the bounded parallel map (not scaled: the case is about this many), its
+    /// width, and how many maps a full run times per contender.
+    static let mapElements = 10_000
+    static let mapWidth = 8
+    static let mapRounds = 20
 
     /// The semaphore cases: (tasks, width).
     static let semaphoreCases: [(tasks: Int, width: Int)] = [(1, 1), (8, 2), (64, 4)]
@@ -31,6 +37,8 @@ public struct AsyncScenario: Scenario {
         let contendedOps = options.count(Self.contendedLockOperations, minimum: Self.contendedTasks * 4)
         let readOps = options.count(Self.readOperations, minimum: 1_000)
         let timedOps = options.count(Self.timedSemaphoreOperations, minimum: 8 * 4)
+
+        let mapRounds = options.count(Self.mapRounds, minimum: 1)
 
         // Repetitions outermost, so a noisy moment on a shared machine hits one rep of every
         // contender rather than every rep of one.
@@ -83,6 +91,19 @@ public struct AsyncScenario: Scenario {
                 timedLock, "withLock", baton: false,
                 AsyncContenders.batonLockAcrossAwait(tasks: Self.contendedTasks, operations: contendedOps))
 
+            let map = "concurrentMap, 10,000 elements, width \(Self.mapWidth)"
+            step(map)
+            let (elements, width) = (Self.mapElements, Self.mapWidth)
+            record(
+                map, "concurrentMap", baton: true,
+                AsyncContenders.concurrentMap(elements: elements, width: width, rounds: mapRounds))
+            record(
+                map, "task group + AsyncSemaphore", baton: false,
+                AsyncContenders.taskGroupWithSemaphore(elements: elements, width: width, rounds: mapRounds))
+            record(
+                map, "unbounded task group", baton: false,
+                AsyncContenders.unboundedTaskGroup(elements: elements, rounds: mapRounds))
+
             let lazy = "Lazy read"
             step(lazy)
             record(lazy, "Lazy", baton: true, AsyncContenders.lazyRead(operations: readOps))
@@ -109,6 +130,8 @@ public struct AsyncScenario: Scenario {
                 "lock, uncontended: \(uncontendedOps) increments from one task, inside AsyncLock.withLock or as a call into an actor.",
                 "lock, \(Self.contendedTasks) tasks: \(contendedOps) sections of read, Task.yield(), write; the anchor is the actor semaphore used as a lock (an actor alone would interleave the sections). Both counters are checked exact.",
                 "Timed waits: \(timedOps) wait + signal pairs from 8 tasks at width 2, and the lock case above, each with a timeout of 60 s that never fires, against the same untimed wait in the same run: the cost of the timer armed when a wait suspends.",
+
+                "concurrentMap: \(Self.mapElements) trivial elements (an integer multiply), mapped \(mapRounds) time(s) per contender and rep, \(Self.mapWidth) at a time, results checked in order; the anchors are the hand-written bound (a child task per element, all added at once, each waiting for one of \(Self.mapWidth) AsyncSemaphore permits) and an unbounded task group. ns/op: per element.",
                 "Reads: \(readOps) reads of an Int computed at run time, after initialisation. Lazy read and AsyncLazy read, async call: one call each, of the same kind for every contender (plain calls for Lazy, async calls inside a task for AsyncLazy, which is read with await), so that a static let is not hoisted out of the loop; an async call alone costs about 20 ns here. AsyncLazy read, inline: `try await lazy.value` written in the loop, whose fast path is inlined (no call), against the NSLock-guarded optional read the same way; a static let read so would be hoisted, so it is left out.",
             ])
     }

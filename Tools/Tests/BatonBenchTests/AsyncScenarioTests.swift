@@ -13,10 +13,16 @@ struct AsyncScenarioTests {
         ("semaphore, 64 tasks, width 4", ["AsyncSemaphore", "actor semaphore"]),
         ("lock, uncontended", ["AsyncLock", "actor call"]),
         ("lock, 16 tasks, await inside", ["AsyncLock", "actor semaphore"]),
+        (
+            "concurrentMap, 10,000 elements, width 8",
+            ["concurrentMap", "task group + AsyncSemaphore", "unbounded task group"]
+        ),
         ("Lazy read", ["Lazy", "static let", "NSLock + optional"]),
         ("AsyncLazy read, async call", ["AsyncLazy", "static let", "NSLock + optional"]),
         ("AsyncLazy read, inline", ["AsyncLazy", "NSLock + optional"]),
     ]
+
+    static let batonContenders = ["AsyncSemaphore", "AsyncLock", "Lazy", "AsyncLazy", "concurrentMap"]
 
     /// Runs the scenario on a thread of its own: it blocks its caller while its tasks run on the
     /// cooperative pool, whose threads a blocked test would take.
@@ -43,7 +49,7 @@ struct AsyncScenarioTests {
                 #expect(row.unit == "ns/op")
                 #expect(row.median > 0 && row.median.isFinite && row.worst >= row.median, "\(name) / \(contender)")
                 #expect(row.reps == 2)
-                #expect(row.baton == ["AsyncSemaphore", "AsyncLock", "Lazy", "AsyncLazy"].contains(contender))
+                #expect(row.baton == Self.batonContenders.contains(contender))
             }
         }
         #expect(allScenarios.contains { $0.name == "async" })
@@ -52,7 +58,8 @@ struct AsyncScenarioTests {
         for ratio in [
             "AsyncSemaphore vs actor semaphore", "AsyncLock vs actor call", "AsyncLock vs actor semaphore",
             "Lazy vs static let", "Lazy vs NSLock + optional", "AsyncLazy vs static let",
-            "AsyncLazy vs NSLock + optional",
+            "AsyncLazy vs NSLock + optional", "concurrentMap vs task group + AsyncSemaphore",
+            "concurrentMap vs unbounded task group",
         ] {
             #expect(table.contains(ratio), "no ratio row \(ratio)")
         }
