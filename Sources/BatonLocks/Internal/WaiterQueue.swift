@@ -29,6 +29,14 @@ struct WaiterQueue<Element> {
         }
     }
 
+    /// The waiter that arrived first and its ID, left queued; `nil` if none is.
+    mutating func first() -> (element: Element, id: UInt64)? {
+        guard !entries.isEmpty else { return nil }
+        while entries[order[head]] == nil { advance() }
+        let id = order[head]
+        return (entries[id]!, id)
+    }
+
     /// Whether the waiter with this ID is still queued.
     func contains(id: UInt64) -> Bool {
         entries[id] != nil

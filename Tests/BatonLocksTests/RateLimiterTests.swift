@@ -1,0 +1,336 @@
+import BatonTesting
+import Clocks
+import Foundation
+import Testing
+
+@testable import BatonLocks
+
+// Every test runs on a `TestClock` and advances it; none sleeps for time to pass. Clock
+// advances end between two permits' instants, never on one: a timer that goes to sleep on the
+// test clock until exactly its current time would wait for the next advance.
+
+@Suite("RateLimiter", .timeLimit(.minutes(1)))
+struct RateLimiterTests {
+    /// Starts a task that waits for `count` permits and records `name` once granted; returns
+    /// when it waits.
+    func queue(
+        _ name: String, _ count: Int, on limiter: RateLimiter, into order: Locked<[String]>
+    ) async -> Task<Void, any Error> {
+        let before = limiter.waitingCount
+        let task = Task {
+            try await limiter.acquire(count)
+            order.withValue { $0.append(name) }
+        }
+        #expect(await waitUntil { limiter.waitingCount == before + 1 }, "\(name) waits")
+        return task
+    }
+
+    /// Waits until at most `count` tasks wait, then checks that exactly `count` do: a limiter
+    /// that grants too much fails at once rather than at the wait's bound.
+    func expectWaiting(
+        _ count: Int, on limiter: RateLimiter, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        #expect(await waitUntil { limiter.waitingCount <= count }, sourceLocation: sourceLocation)
+        #expect(limiter.waitingCount == count, sourceLocation: sourceLocation)
+    }
+
+    @Test("The bucket starts full: the burst is granted at once, then the next waits for its permit")
+    func burstThenWait() async throws {
+        let clock = TestClock()
+        let limiter = RateLimiter(permits: 5, per: .seconds(1), burst: 3, clock: clock)
+        for _ in 0..<3 { #expect(limiter.tryAcquire()) }
+        #expect(!limiter.tryAcquire())
+        let order = Locked<[String]>([])
+        let next = await queue("next", 1, on: limiter, into: order)
+        #expect(limiter.isTimerArmed)
+        // One permit every 200 ms.
+        await clock.advance(by: .milliseconds(150))
+        await expectWaiting(1, on: limiter)
+        #expect(order.get() == [])
+        await clock.advance(by: .milliseconds(100))
+        try await next.value
+        #expect(order.get() == ["next"])
+        #expect(!limiter.tryAcquire())
+    }
+
+    @Test("acquire takes from a full bucket at once, without a timer")
+    func acquireFromAFullBucket() async throws {
+        let limiter = RateLimiter(permits: 2, per: .seconds(1), clock: TestClock())
+        try await limiter.acquire(2)
+        #expect(!limiter.tryAcquire())
+        #expect(limiter.waitingCount == 0 && !limiter.isTimerArmed && limiter.timerTasks == 0)
+    }
+
+    @Test("Advancing the clock grants exactly the permits that accrued, across several intervals")
+    func refillGrantsExactly() async throws {
+        let clock = TestClock()
+        let limiter = RateLimiter(permits: 10, per: .seconds(1), clock: clock)
+        #expect(limiter.tryAcquire(10))
+        let order = Locked<[String]>([])
+        var tasks: [Task<Void, any Error>] = []
+        for index in 0..<14 { tasks.append(await queue("\(index)", 1, on: limiter, into: order)) }
+        // A permit every 100 ms: at 350 ms three have accrued, at 650 ms six, at 1,250 ms twelve.
+        await clock.advance(by: .milliseconds(350))
+        await expectWaiting(11, on: limiter)
+        await clock.advance(by: .milliseconds(300))
+        await expectWaiting(8, on: limiter)
+        await clock.advance(by: .milliseconds(600))
+        await expectWaiting(2, on: limiter)
+        await clock.advance(by: .milliseconds(200))
+        await expectWaiting(0, on: limiter)
+        for task in tasks { try await task.value }
+        #expect(order.get() == (0..<14).map { "\($0)" })
+        // At 1,450 ms fourteen have accrued and fourteen were granted: none left, and the
+        // fraction of the next keeps counting.
+        #expect(!limiter.tryAcquire())
+        await clock.advance(by: .milliseconds(40))
+        #expect(!limiter.tryAcquire())
+        await clock.advance(by: .milliseconds(20))
+        #expect(limiter.tryAcquire())
+        #expect(!limiter.tryAcquire())
+    }
+
+    @Test("A full bucket holds at most the burst, however long the clock runs")
+    func aFullBucketHoldsTheBurst() async throws {
+        let clock = TestClock()
+        let limiter = RateLimiter(permits: 3, per: .seconds(1), burst: 4, clock: clock)
+        await clock.advance(by: .seconds(100))
+        #expect(limiter.tryAcquire(4))
+        #expect(!limiter.tryAcquire())
+        // Full, the fraction of the next permit is lost too: it accrues from the moment the bucket
+        // had room again.
+        await clock.advance(by: .milliseconds(340))
+        #expect(limiter.tryAcquire())
+        #expect(!limiter.tryAcquire())
+    }
+
+    @Test("Waiters are served in arrival order: a later small request does not overtake an earlier large one")
+    func firstComeFirstServed() async throws {
+        let clock = TestClock()
+        let limiter = RateLimiter(permits: 5, per: .seconds(1), clock: clock)
+        #expect(limiter.tryAcquire(5))
+        let order = Locked<[String]>([])
+        let large = await queue("large", 4, on: limiter, into: order)
+        let small = await queue("small", 1, on: limiter, into: order)
+        // One permit every 200 ms. At 250 ms one permit is there: enough for "small", but
+        // "large" is first; and tryAcquire does not jump the queue either.
+        await clock.advance(by: .milliseconds(250))
+        await expectWaiting(2, on: limiter)
+        #expect(!limiter.tryAcquire())
+        #expect(order.get() == [])
+        // At 850 ms four have accrued: "large" is served, "small" waits for the fifth.
+        await clock.advance(by: .milliseconds(600))
+        await expectWaiting(1, on: limiter)
+        try await large.value
+        #expect(order.get() == ["large"])
+        #expect(!limiter.tryAcquire())
+        await clock.advance(by: .milliseconds(200))
+        try await small.value
+        #expect(order.get() == ["large", "small"])
+    }
+
+    @Test("A cancelled waiter takes nothing and leaves at once; the waiter behind it is served")
+    func cancelledWaiterTakesNothing() async throws {
+        let clock = TestClock()
+        let limiter = RateLimiter(permits: 2, per: .seconds(1), clock: clock)
+        #expect(limiter.tryAcquire(2))
+        let order = Locked<[String]>([])
+        let large = await queue("large", 2, on: limiter, into: order)
+        let small = await queue("small", 1, on: limiter, into: order)
+        // At 600 ms one permit is there: not enough for "large", which blocks "small".
+        await clock.advance(by: .milliseconds(600))
+        await expectWaiting(2, on: limiter)
+        large.cancel()
+        // No clock advance: the cancellation alone lets "small" take the permit.
+        try await small.value
+        #expect(await WaitOutcome { try await large.value } == .cancelled)
+        #expect(order.get() == ["small"])
+        #expect(limiter.waitingCount == 0 && !limiter.isTimerArmed)
+        // "large" took nothing: at 1,100 ms two permits accrued since the start, one went to
+        // "small", and the second accrues at 1,000 ms.
+        #expect(!limiter.tryAcquire())
+        await clock.advance(by: .milliseconds(500))
+        #expect(limiter.tryAcquire())
+        #expect(!limiter.tryAcquire())
+    }
+
+    @Test("A cancelled waiter in the middle of the queue leaves it; those around it keep their turn")
+    func cancelledMiddleWaiter() async throws {
+        let clock = TestClock()
+        let limiter = RateLimiter(permits: 10, per: .seconds(1), burst: 3, clock: clock)
+        #expect(limiter.tryAcquire(3))
+        let order = Locked<[String]>([])
+        let first = await queue("first", 2, on: limiter, into: order)
+        let middle = await queue("middle", 3, on: limiter, into: order)
+        let last = await queue("last", 1, on: limiter, into: order)
+        middle.cancel()
+        #expect(await WaitOutcome { try await middle.value } == .cancelled)
+        #expect(limiter.waitingCount == 2)
+        // A permit every 100 ms: "first" at 200 ms, then "last" at 300 ms.
+        await clock.advance(by: .milliseconds(250))
+        try await first.value
+        await expectWaiting(1, on: limiter)
+        await clock.advance(by: .milliseconds(100))
+        try await last.value
+        #expect(order.get() == ["first", "last"])
+    }
+
+    @Test("A task already cancelled throws without taking anything, even from a full bucket")
+    func alreadyCancelled() async throws {
+        let limiter = RateLimiter(permits: 1, per: .seconds(1), clock: TestClock())
+        let outcome = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await WaitOutcome { try await limiter.acquire() }
+        }.value
+        #expect(outcome == .cancelled)
+        #expect(limiter.tryAcquire())
+    }
+
+    @Test("A waiter granted its permits as it is cancelled gives them back, and the next waiter gets them")
+    func grantedThenCancelledGivesBack() async throws {
+        let clock = TestClock()
+        let limiter = RateLimiter(permits: 1, per: .seconds(1), burst: 2, clock: clock)
+        #expect(limiter.tryAcquire(2))
+        // The first waiter runs on an executor the test holds still: granted, it cannot return
+        // before the test cancels it.
+        let executor = HoldableExecutor()
+        let granted = Task(executorPreference: executor) { try await limiter.acquire(2) }
+        #expect(await waitUntil { limiter.waitingCount == 1 })
+        let letGo = executor.hold()
+        await clock.advance(by: .milliseconds(2_500))
+        #expect(await waitUntil { limiter.waitingCount == 0 })
+        granted.cancel()
+        letGo()
+        #expect(await WaitOutcome { try await granted.value } == .cancelled)
+        #expect(limiter.tryAcquire(2))
+    }
+
+    @Test("While tasks wait one timer is armed; once none waits, no timer task is left")
+    func noTimerLeftBehind() async throws {
+        let clock = TestClock()
+        let limiter = RateLimiter(permits: 4, per: .seconds(1), burst: 2, clock: clock)
+        #expect(limiter.tryAcquire(2))
+        #expect(!limiter.isTimerArmed && limiter.timerTasks == 0)
+        let order = Locked<[String]>([])
+        let first = await queue("first", 2, on: limiter, into: order)
+        let second = await queue("second", 1, on: limiter, into: order)
+        #expect(limiter.isTimerArmed)
+        // Cancelling the first waiter re-arms the timer for the second: still one armed.
+        first.cancel()
+        #expect(await WaitOutcome { try await first.value } == .cancelled)
+        #expect(limiter.isTimerArmed)
+        #expect(await waitUntil { limiter.timerTasks == 1 })
+        // Served by the timer: it ends.
+        await clock.advance(by: .milliseconds(300))
+        try await second.value
+        #expect(await waitUntil { limiter.timerTasks == 0 })
+        #expect(!limiter.isTimerArmed)
+        // The last waiter cancelled: the timer is disarmed and its task ends.
+        let third = await queue("third", 2, on: limiter, into: order)
+        #expect(await waitUntil { limiter.timerTasks == 1 })
+        third.cancel()
+        #expect(await WaitOutcome { try await third.value } == .cancelled)
+        #expect(!limiter.isTimerArmed)
+        #expect(await waitUntil { limiter.timerTasks == 0 })
+        #expect(order.get() == ["second"])
+    }
+
+    @Test("Random acquires and clock advances match an exact token bucket, and keep the window bound", arguments: 1...4)
+    func matchesTheModelAndTheWindowBound(seed: UInt64) async throws {
+        var random = SeededGenerator(seed: seed)
+        let permits = Int.random(in: 1...7, using: &random)
+        let interval = Duration.milliseconds(Int.random(in: 1...1_000, using: &random))
+        let burst = Int.random(in: 1...12, using: &random)
+        let clock = TestClock()
+        let limiter = RateLimiter(permits: permits, per: interval, burst: burst, clock: clock)
+        var model = TokenBucketModel(permits: permits, interval: interval, burst: burst)
+        var grants: [(at: Int64, count: Int)] = []
+        for step in 0..<400 {
+            if Bool.random(using: &random) {
+                let nanoseconds = Int64.random(in: 0...(interval.wholeNanosecondsForTests * 2), using: &random)
+                await clock.advance(by: .nanoseconds(nanoseconds))
+                model.advance(by: nanoseconds)
+            } else {
+                let count = Int.random(in: 1...burst, using: &random)
+                let granted = limiter.tryAcquire(count)
+                #expect(granted == model.tryAcquire(count), "step \(step): tryAcquire(\(count))")
+                if granted { grants.append((model.now, count)) }
+            }
+        }
+        // Over any window [grants[i], grants[j]], at most burst + permits × window / interval.
+        let intervalNanoseconds = interval.wholeNanosecondsForTests
+        for i in grants.indices {
+            var total = 0
+            for j in i..<grants.count {
+                total += grants[j].count
+                let window = grants[j].at - grants[i].at
+                // total ≤ burst + permits × window / interval, multiplied out.
+                #expect(
+                    Int64(total - burst) * intervalNanoseconds <= Int64(permits) * window,
+                    "\(total) granted over \(window) ns")
+            }
+        }
+        #expect(grants.count > 10)
+    }
+
+    @Test("Sizes outside 1...burst, and bad rates, are precondition failures")
+    func badInput() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            try? await RateLimiter(permits: 1, per: .seconds(1), burst: 2, clock: TestClock()).acquire(3)
+        }
+        #expect(standardError(of: result).contains("3 permits could never be granted: the bucket holds at most 2"))
+        await #expect(processExitsWith: .failure) {
+            _ = RateLimiter(permits: 1, per: .seconds(1), burst: 2, clock: TestClock()).tryAcquire(3)
+        }
+        await #expect(processExitsWith: .failure) {
+            try? await RateLimiter(permits: 1, per: .seconds(1), clock: TestClock()).acquire(0)
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = RateLimiter(permits: 0, per: .seconds(1))
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = RateLimiter(permits: 1, per: .zero)
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = RateLimiter(permits: 1, per: .seconds(1), burst: 0)
+        }
+    }
+}
+
+/// A token bucket written the plain way, for comparison: the level kept exactly, in units of
+/// 1 / interval-in-nanoseconds of a permit, so that it needs no fractions.
+struct TokenBucketModel {
+    let permits: Int64
+    let interval: Int64
+    let burst: Int64
+    /// Nanoseconds since the start.
+    private(set) var now: Int64 = 0
+    /// The level × interval: a permit is `interval` units; `permits` units accrue each nanosecond.
+    private var level: Int64
+
+    init(permits: Int, interval: Duration, burst: Int) {
+        self.permits = Int64(permits)
+        self.interval = interval.wholeNanosecondsForTests
+        self.burst = Int64(burst)
+        level = Int64(burst) * self.interval
+    }
+
+    mutating func advance(by nanoseconds: Int64) {
+        now += nanoseconds
+        level = min(burst * interval, level + permits * nanoseconds)
+    }
+
+    mutating func tryAcquire(_ count: Int) -> Bool {
+        guard level >= Int64(count) * interval else { return false }
+        level -= Int64(count) * interval
+        return true
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds (the tests' durations have no fraction of one).
+    var wholeNanosecondsForTests: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
