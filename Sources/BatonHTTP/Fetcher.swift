@@ -36,8 +36,15 @@ import FoundationNetworking
 ///   up. See <doc:RetriesAndTimeouts>.
 /// - **Truncated bodies:** a response whose body is shorter than its `Content-Length` is a
 ///   failure (`URLError.networkConnectionLost`), never a success.
+/// - **Rate limit:** with a ``RateLimiter`` (the `rateLimiter:` parameter of the initializers),
+///   every request sent to the server takes a permit first, retries included, since each
+///   reaches the server. A request takes its slot, then its permit, just before it is sent, so
+///   the rate holds at the server: permits are not spent by requests still queued for a slot.
+///   Cached answers and coalesced callers take none. A request cancelled while it waits for its
+///   permit leaves the limiter's queue with nothing and frees its slot.
 /// - **Timeouts:** ``requestTimeout`` bounds each attempt from the moment it is sent (time in
-///   the queue does not count); ``results(of:timeout:)`` takes an overall deadline.
+///   the queue, and waiting for a permit, do not count); ``results(of:timeout:)`` takes an
+///   overall deadline.
 /// - **Cancellation:** cancelling a returned future, or the task awaiting its `value`, withdraws
 ///   a queued request or cancels the running one, and stops its retries.
 ///
@@ -59,6 +66,8 @@ public final class Fetcher {
     public let requestTimeout: Duration?
     /// The retry policy for idempotent requests.
     public let retryPolicy: RetryPolicy
+    /// The limiter every request sent (retries included) takes a permit from, if any.
+    public let rateLimiter: RateLimiter?
 
     /// Never changes after init, as every stored property but `machine`; they need no lock.
     private let transport: any HTTPTransport
@@ -82,9 +91,12 @@ public final class Fetcher {
     ///   - cache: Where successful GET bodies are kept and looked up, if anywhere.
     ///   - retryPolicy: Retries of transient failures of idempotent requests.
     ///   - requestTimeout: The limit on each attempt once sent.
+    ///   - rateLimiter: A limiter that every request sent, retries included, takes a permit from
+    ///     just before it is sent; `nil` for no rate limit. It may be shared with other fetchers
+    ///     and other work, to keep them all to one rate.
     public convenience init(
         session: URLSession = .shared, maxConcurrentRequests: Int = 6, cache: (any FetchCache)? = nil,
-        retryPolicy: RetryPolicy = .standard, requestTimeout: Duration? = .seconds(60)
+        retryPolicy: RetryPolicy = .standard, requestTimeout: Duration? = .seconds(60), rateLimiter: RateLimiter? = nil
     ) {
         precondition(maxConcurrentRequests >= 1, "Fetcher: maxConcurrentRequests must be at least 1")
         var owned: URLSession?
@@ -95,35 +107,71 @@ public final class Fetcher {
         }
         self.init(
             transport: owned ?? session, ownedSession: owned, maxConcurrentRequests: maxConcurrentRequests,
-            cache: cache, retryPolicy: retryPolicy, requestTimeout: requestTimeout)
+            cache: cache, retryPolicy: retryPolicy, requestTimeout: requestTimeout, rateLimiter: rateLimiter)
+    }
+
+    /// Creates a fetcher that sends its requests through `session`, with no rate limit.
+    ///
+    /// The same as ``init(session:maxConcurrentRequests:cache:retryPolicy:requestTimeout:rateLimiter:)``
+    /// without a limiter; kept so that code built against 1.0 keeps linking.
+    public convenience init(
+        session: URLSession = .shared, maxConcurrentRequests: Int = 6, cache: (any FetchCache)? = nil,
+        retryPolicy: RetryPolicy = .standard, requestTimeout: Duration? = .seconds(60)
+    ) {
+        self.init(
+            session: session, maxConcurrentRequests: maxConcurrentRequests, cache: cache, retryPolicy: retryPolicy,
+            requestTimeout: requestTimeout, rateLimiter: nil)
     }
 
     /// Creates a fetcher that sends its requests through another HTTP client.
     ///
     /// The transport's own connection limits are its business: make sure they allow
     /// `maxConcurrentRequests`.
+    ///
+    /// - Parameters:
+    ///   - transport: The HTTP client that sends the requests.
+    ///   - maxConcurrentRequests: The most requests on the wire at once (at least 1).
+    ///   - cache: Where successful GET bodies are kept and looked up, if anywhere.
+    ///   - retryPolicy: Retries of transient failures of idempotent requests.
+    ///   - requestTimeout: The limit on each attempt once sent.
+    ///   - rateLimiter: A limiter that every request sent, retries included, takes a permit from
+    ///     just before it is sent; `nil` for no rate limit.
+    public convenience init(
+        transport: any HTTPTransport, maxConcurrentRequests: Int = 6, cache: (any FetchCache)? = nil,
+        retryPolicy: RetryPolicy = .standard, requestTimeout: Duration? = .seconds(60), rateLimiter: RateLimiter? = nil
+    ) {
+        self.init(
+            transport: transport, ownedSession: nil, maxConcurrentRequests: maxConcurrentRequests, cache: cache,
+            retryPolicy: retryPolicy, requestTimeout: requestTimeout, rateLimiter: rateLimiter)
+    }
+
+    /// Creates a fetcher that sends its requests through another HTTP client, with no rate limit.
+    ///
+    /// The same as
+    /// ``init(transport:maxConcurrentRequests:cache:retryPolicy:requestTimeout:rateLimiter:)``
+    /// without a limiter; kept so that code built against 1.0 keeps linking.
     public convenience init(
         transport: any HTTPTransport, maxConcurrentRequests: Int = 6, cache: (any FetchCache)? = nil,
         retryPolicy: RetryPolicy = .standard, requestTimeout: Duration? = .seconds(60)
     ) {
         self.init(
-            transport: transport, ownedSession: nil, maxConcurrentRequests: maxConcurrentRequests, cache: cache,
-            retryPolicy: retryPolicy, requestTimeout: requestTimeout)
+            transport: transport, maxConcurrentRequests: maxConcurrentRequests, cache: cache, retryPolicy: retryPolicy,
+            requestTimeout: requestTimeout, rateLimiter: nil)
     }
 
     /// A fetcher whose waits before retries run on `retryTimer`.
     convenience init(
         transport: any HTTPTransport, maxConcurrentRequests: Int, retryPolicy: RetryPolicy,
-        requestTimeout: Duration?, retryTimer: RetryTimer
+        requestTimeout: Duration?, retryTimer: RetryTimer, rateLimiter: RateLimiter? = nil
     ) {
         self.init(
             transport: transport, ownedSession: nil, maxConcurrentRequests: maxConcurrentRequests, cache: nil,
-            retryPolicy: retryPolicy, requestTimeout: requestTimeout, retryTimer: retryTimer)
+            retryPolicy: retryPolicy, requestTimeout: requestTimeout, rateLimiter: rateLimiter, retryTimer: retryTimer)
     }
 
     private init(
         transport: any HTTPTransport, ownedSession: URLSession?, maxConcurrentRequests: Int,
-        cache: (any FetchCache)?, retryPolicy: RetryPolicy, requestTimeout: Duration?,
+        cache: (any FetchCache)?, retryPolicy: RetryPolicy, requestTimeout: Duration?, rateLimiter: RateLimiter?,
         retryTimer: RetryTimer = .dispatch
     ) {
         precondition(maxConcurrentRequests >= 1, "Fetcher: maxConcurrentRequests must be at least 1")
@@ -133,6 +181,7 @@ public final class Fetcher {
         self.cache = cache
         self.retryPolicy = retryPolicy
         self.requestTimeout = requestTimeout
+        self.rateLimiter = rateLimiter
         self.retryTimer = retryTimer
         machine = FetcherStateMachine(maxConcurrentRequests: maxConcurrentRequests)
     }
@@ -284,9 +333,32 @@ public final class Fetcher {
         return ticket.promise.future
     }
 
+    /// Sends the ticket's request in a slot this call owns, once it has a permit of the rate
+    /// limiter (if any), and frees the slot when the transport reports.
+    func send(_ ticket: FetcherStateMachine.Ticket) {
+        if ticket.promise.isCancelled {
+            slotFreed()
+            return
+        }
+        guard let rateLimiter else { return transmit(ticket) }
+        if rateLimiter.tryAcquire() { return transmit(ticket) }
+        // Waits for its permit in the limiter's queue, behind the requests that came before;
+        // cancelled meanwhile, it leaves with nothing and frees the slot.
+        let wait = Task {
+            do {
+                try await rateLimiter.acquire()
+            } catch {
+                self.slotFreed()
+                return
+            }
+            self.transmit(ticket)
+        }
+        ticket.promise.onCancel { wait.cancel() }
+    }
+
     /// Sends the ticket's request in a slot this call owns, and frees the slot when the
     /// transport reports.
-    func send(_ ticket: FetcherStateMachine.Ticket) {
+    private func transmit(_ ticket: FetcherStateMachine.Ticket) {
         let (request, promise) = (ticket.request, ticket.promise)
         if promise.isCancelled {
             slotFreed()
