@@ -34,6 +34,18 @@ struct RateLimiterTests {
         #expect(limiter.waitingCount == count, sourceLocation: sourceLocation)
     }
 
+    /// Waits until the task queued as `name` is served; if it never is, cancels it, so that the
+    /// test fails by name instead of hanging.
+    func expectServed(
+        _ name: String, _ task: Task<Void, any Error>, order: Locked<[String]>,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let served = await waitUntil { order.get().contains(name) }
+        #expect(served, "\(name) is served", sourceLocation: sourceLocation)
+        if !served { task.cancel() }
+        _ = await task.result
+    }
+
     @Test("The bucket starts full: the burst is granted at once, then the next waits for its permit")
     func burstThenWait() async throws {
         let clock = TestClock()
@@ -48,7 +60,7 @@ struct RateLimiterTests {
         await expectWaiting(1, on: limiter)
         #expect(order.get() == [])
         await clock.advance(by: .milliseconds(100))
-        try await next.value
+        await expectServed("next", next, order: order)
         #expect(order.get() == ["next"])
         #expect(!limiter.tryAcquire())
     }
@@ -121,11 +133,11 @@ struct RateLimiterTests {
         // At 850 ms four have accrued: "large" is served, "small" waits for the fifth.
         await clock.advance(by: .milliseconds(600))
         await expectWaiting(1, on: limiter)
-        try await large.value
+        await expectServed("large", large, order: order)
         #expect(order.get() == ["large"])
         #expect(!limiter.tryAcquire())
         await clock.advance(by: .milliseconds(200))
-        try await small.value
+        await expectServed("small", small, order: order)
         #expect(order.get() == ["large", "small"])
     }
 
@@ -142,7 +154,7 @@ struct RateLimiterTests {
         await expectWaiting(2, on: limiter)
         large.cancel()
         // No clock advance: the cancellation alone lets "small" take the permit.
-        try await small.value
+        await expectServed("small", small, order: order)
         #expect(await WaitOutcome { try await large.value } == .cancelled)
         #expect(order.get() == ["small"])
         #expect(limiter.waitingCount == 0 && !limiter.isTimerArmed)
@@ -168,10 +180,10 @@ struct RateLimiterTests {
         #expect(limiter.waitingCount == 2)
         // A permit every 100 ms: "first" at 200 ms, then "last" at 300 ms.
         await clock.advance(by: .milliseconds(250))
-        try await first.value
+        await expectServed("first", first, order: order)
         await expectWaiting(1, on: limiter)
         await clock.advance(by: .milliseconds(100))
-        try await last.value
+        await expectServed("last", last, order: order)
         #expect(order.get() == ["first", "last"])
     }
 
@@ -222,7 +234,7 @@ struct RateLimiterTests {
         #expect(await waitUntil { limiter.timerTasks == 1 })
         // Served by the timer: it ends.
         await clock.advance(by: .milliseconds(300))
-        try await second.value
+        await expectServed("second", second, order: order)
         #expect(await waitUntil { limiter.timerTasks == 0 })
         #expect(!limiter.isTimerArmed)
         // The last waiter cancelled: the timer is disarmed and its task ends.

@@ -385,4 +385,33 @@ enum AsyncContenders {
         }
         return elapsed.nanoseconds / Double(operations)
     }
+
+    // MARK: rate limiter
+
+    /// `tasks` tasks take one permit at a time from a limiter of `permitsPerSecond` for
+    /// `duration`; returns the rate granted ÷ the rate configured. The bucket starts full, so its
+    /// burst is left out: the limiter grants at most `burst + rate × t` by time `t`, and the
+    /// ratio is what was granted beyond the burst ÷ `rate × t`, `t` the last grant's time.
+    static func rateLimiterRate(permitsPerSecond: Int, over duration: Duration, tasks: Int) -> Double {
+        // 10 ms of permits: a timer woken late grants what accrued meanwhile instead of losing
+        // it at the brim.
+        let burst = max(1, permitsPerSecond / 100)
+        let limiter = RateLimiter(permits: permitsPerSecond, per: .seconds(1), burst: burst)
+        let start = ContinuousClock.now
+        let end = start + duration
+        let granted = Protected((count: 0, last: start))
+        _ = timeTasks(tasks) { _ in
+            while ContinuousClock.now < end {
+                try await limiter.acquire()
+                let now = ContinuousClock.now
+                granted.write {
+                    $0.count += 1
+                    $0.last = max($0.last, now)
+                }
+            }
+        }
+        let (count, last) = granted.value
+        let elapsed = start.duration(to: last)
+        return Double(count - burst) / (Double(permitsPerSecond) * elapsed.nanoseconds / 1e9)
+    }
 }

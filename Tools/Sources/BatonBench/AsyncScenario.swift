@@ -4,7 +4,7 @@
 public struct AsyncScenario: Scenario {
     public let name = "async"
     public let summary =
-        "AsyncSemaphore, AsyncLock, Lazy, AsyncLazy, concurrentMap vs an actor semaphore, an actor call, static let, NSLock, task groups"
+        "AsyncSemaphore, AsyncLock, Lazy, AsyncLazy, concurrentMap vs an actor semaphore, an actor call, static let, NSLock, task groups; timed waits; RateLimiter's rate"
 
     /// Operations per case in a full run.
     static let semaphoreOperations = 2_000_000
@@ -24,6 +24,12 @@ public struct AsyncScenario: Scenario {
     static let semaphoreCases: [(tasks: Int, width: Int)] = [(1, 1), (8, 2), (64, 4)]
     /// Tasks in the contended lock case.
     static let contendedTasks = 16
+    /// The rate limiter case: its rate, how long it runs (in a quick run, and in a full one) and
+    /// the tasks that take permits.
+    static let ratePermitsPerSecond = 10_000
+    static let rateDuration: Duration = .seconds(2)
+    static let quickRateDuration: Duration = .milliseconds(200)
+    static let rateTasks = 4
 
     public init() {}
 
@@ -39,6 +45,9 @@ public struct AsyncScenario: Scenario {
         let timedOps = options.count(Self.timedSemaphoreOperations, minimum: 8 * 4)
 
         let mapRounds = options.count(Self.mapRounds, minimum: 1)
+        let rateDuration = options.quick ? Self.quickRateDuration : Self.rateDuration
+        // Spelled out: `ratePermitsPerSecond`, and the two durations.
+        let rateCase = "RateLimiter, 10,000 permits/s over \(options.quick ? "0.2" : "2") s"
 
         // Repetitions outermost, so a noisy moment on a shared machine hits one rep of every
         // contender rather than every rep of one.
@@ -120,6 +129,12 @@ public struct AsyncScenario: Scenario {
             step(inline)
             record(inline, "AsyncLazy", baton: true, AsyncContenders.asyncLazyReadInline(operations: readOps))
             record(inline, "NSLock + optional", baton: false, AsyncContenders.nsLockReadInline(operations: readOps))
+
+            step(rateCase)
+            sheet.record(
+                AsyncContenders.rateLimiterRate(
+                    permitsPerSecond: Self.ratePermitsPerSecond, over: rateDuration, tasks: Self.rateTasks),
+                case: rateCase, contender: "RateLimiter", baton: true, unit: Unit.ofConfiguredRate)
         }
 
         return ScenarioReport(
@@ -132,6 +147,7 @@ public struct AsyncScenario: Scenario {
                 "Timed waits: \(timedOps) wait + signal pairs from 8 tasks at width 2, and the lock case above, each with a timeout of 60 s that never fires, against the same untimed wait in the same run: the cost of the timer armed when a wait suspends.",
 
                 "concurrentMap: \(Self.mapElements) trivial elements (an integer multiply), mapped \(mapRounds) time(s) per contender and rep, \(Self.mapWidth) at a time, results checked in order; the anchors are the hand-written bound (a child task per element, all added at once, each waiting for one of \(Self.mapWidth) AsyncSemaphore permits) and an unbounded task group. ns/op: per element.",
+                "\(rateCase): \(Self.rateTasks) tasks take one permit at a time from a RateLimiter of \(Self.ratePermitsPerSecond) permits/s (burst: 10 ms of permits) on the continuous clock; the rate granted beyond the initial burst ÷ the rate configured, up to the last grant. The goal is 1 within 1%; never above 1 by more than rounding.",
                 "Reads: \(readOps) reads of an Int computed at run time, after initialisation. Lazy read and AsyncLazy read, async call: one call each, of the same kind for every contender (plain calls for Lazy, async calls inside a task for AsyncLazy, which is read with await), so that a static let is not hoisted out of the loop; an async call alone costs about 20 ns here. AsyncLazy read, inline: `try await lazy.value` written in the loop, whose fast path is inlined (no call), against the NSLock-guarded optional read the same way; a static let read so would be hoisted, so it is left out.",
             ])
     }

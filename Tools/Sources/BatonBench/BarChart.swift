@@ -132,6 +132,7 @@ public struct BarChart {
 
     private func label(_ value: Double, _ unit: String) -> String {
         if unit == Unit.hitRatio { return formatted(value, digits: 2) }
+        if unit == Unit.ofConfiguredRate { return formatted(value, digits: 3) }
         return formatted(value, digits: value >= 10 || value == 0 ? 0 : value >= 1 ? 1 : 2)
     }
 

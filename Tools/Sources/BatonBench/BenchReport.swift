@@ -46,6 +46,8 @@ public struct BenchResult: Codable, Sendable, Equatable {
 public enum Unit {
     public static let nanosecondsPerOperation = "ns/op"
     public static let hitRatio = "hit ratio"
+    /// A rate measured ÷ the rate configured (1 is the goal).
+    public static let ofConfiguredRate = "× configured rate"
 }
 
 /// Everything one scenario measured in one run; encodes to the `--json` format.

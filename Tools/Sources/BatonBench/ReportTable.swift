@@ -89,6 +89,7 @@ public struct ReportTable {
 
     private func format(_ value: Double, _ unit: String) -> String {
         if unit == Unit.hitRatio { return formatted(value, digits: 3) }
+        if unit == Unit.ofConfiguredRate { return formatted(value, digits: 4) }
         return formatted(value, digits: value >= 1000 ? 0 : value >= 100 ? 1 : 2)
     }
 

@@ -13,6 +13,8 @@ struct AsyncScenarioTests {
         ("semaphore, 64 tasks, width 4", ["AsyncSemaphore", "actor semaphore"]),
         ("lock, uncontended", ["AsyncLock", "actor call"]),
         ("lock, 16 tasks, await inside", ["AsyncLock", "actor semaphore"]),
+        ("timed semaphore wait, 8 tasks, width 2", ["wait(timeout:)", "wait()"]),
+        ("timed lock, 16 tasks, await inside", ["withLock(timeout:)", "withLock"]),
         (
             "concurrentMap, 10,000 elements, width 8",
             ["concurrentMap", "task group + AsyncSemaphore", "unbounded task group"]
@@ -20,9 +22,13 @@ struct AsyncScenarioTests {
         ("Lazy read", ["Lazy", "static let", "NSLock + optional"]),
         ("AsyncLazy read, async call", ["AsyncLazy", "static let", "NSLock + optional"]),
         ("AsyncLazy read, inline", ["AsyncLazy", "NSLock + optional"]),
+        ("RateLimiter, 10,000 permits/s over 0.2 s", ["RateLimiter"]),
     ]
 
-    static let batonContenders = ["AsyncSemaphore", "AsyncLock", "Lazy", "AsyncLazy", "concurrentMap"]
+    static let batonContenders = [
+        "AsyncSemaphore", "AsyncLock", "Lazy", "AsyncLazy", "concurrentMap", "wait(timeout:)", "withLock(timeout:)",
+        "RateLimiter",
+    ]
 
     /// Runs the scenario on a thread of its own: it blocks its caller while its tasks run on the
     /// cooperative pool, whose threads a blocked test would take.
@@ -46,10 +52,12 @@ struct AsyncScenarioTests {
                     Issue.record("missing row \(name) / \(contender)")
                     continue
                 }
-                #expect(row.unit == "ns/op")
+                #expect(row.unit == (contender == "RateLimiter" ? Unit.ofConfiguredRate : "ns/op"))
                 #expect(row.median > 0 && row.median.isFinite && row.worst >= row.median, "\(name) / \(contender)")
                 #expect(row.reps == 2)
                 #expect(row.baton == Self.batonContenders.contains(contender))
+                // The limiter never grants more than its burst plus its rate: its ratio is at most 1.
+                if contender == "RateLimiter" { #expect(row.median <= 1.000_001) }
             }
         }
         #expect(allScenarios.contains { $0.name == "async" })
