@@ -1,3 +1,4 @@
+import Atomics
 import CBatonPlatform
 
 /// A mutual-exclusion lock for Swift concurrency: a critical section that may span `await`s.
@@ -40,8 +41,10 @@ import CBatonPlatform
 ///   statistics; AB/BA orders between `AsyncLock`s taken by different tasks are reported, as for
 ///   the sync locks, before they deadlock, and long holds are reported.
 ///
-/// Thread safety: every method may be called from any task. The lock's state is guarded by a
-/// Baton futex lock held for a few instructions; continuations are resumed after it is released.
+/// Thread safety: every method may be called from any task. A free lock is taken, and a lock no
+/// task waits for is released, with one atomic operation each; the waiters are guarded by a
+/// Baton futex lock held for a few instructions, and continuations are resumed after it is
+/// released.
 ///
 /// - Warning: Not re-entrant. A task that calls ``withLock(isolation:file:line:_:)`` on a lock
 ///   it already holds gets an ``AsyncLockError`` with code ``AsyncLockError/Code/reentry``
@@ -49,10 +52,17 @@ import CBatonPlatform
 ///   that takes the same lock waits for its parent to release it, which deadlocks if the parent
 ///   awaits the child inside the section.
 public final class AsyncLock {
+    /// Who holds the lock: atomic, taken and freed without the mutex on the fast paths (see
+    /// `AsyncLockWord`); `machine` keeps the same word and changes it under `mutex`.
+    @usableFromInline let word = AsyncLockWord()
     /// Guards `machine`.
     let mutex = PlatformMutex()
     /// Guarded by `mutex`. The mutex, not the runtime's exclusivity check, keeps accesses apart.
-    @exclusivity(unchecked) private var machine = AsyncLockStateMachine()
+    @exclusivity(unchecked) private var machine: AsyncLockStateMachine
+    /// Where the holder took the lock, for the re-entry error. Written by each task once it holds
+    /// the lock and read only by the holder itself, when it re-enters: taking and handing over
+    /// the lock orders the accesses, so it needs no lock of its own.
+    @usableFromInline @exclusivity(unchecked) var holderSite: (file: StaticString, line: UInt) = ("", 0)
     /// Never changes after init; needs no lock.
     let identity: LockIdentity
 
@@ -65,6 +75,7 @@ public final class AsyncLock {
     ///   - line: The creation site's line, for reports; leave the default.
     public init(name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
         identity = LockIdentity(.asyncLock, name: name, file: file, line: line)
+        machine = AsyncLockStateMachine(word: word)
     }
 
     /// The name given at creation, if any.
@@ -72,6 +83,7 @@ public final class AsyncLock {
 
     deinit {
         LockTracking.forget(self)
+        word.destroy()
         mutex.deallocate()
     }
 
@@ -104,19 +116,18 @@ public final class AsyncLock {
     }
 
     /// Takes the lock if it is free, the task is not cancelled and every diagnostic is off: the
-    /// fast path, with no suspension.
-    @usableFromInline
+    /// fast path, with no suspension and no mutex.
+    @inlinable
     func tryTakeFreeLockQuietly(file: StaticString, line: UInt) -> Bool {
         guard baton_lock_diagnostics() == 0 else { return false }
-        // One look-up of the current task serves the cancellation check and the owner.
-        return withUnsafeCurrentTask { task in
-            // `withLock` is async, so it always runs in a task.
-            guard let task, !task.isCancelled else { return false }
-            mutex.lock()
-            let taken = machine.acquireIfFree(AsyncLockStateMachine.Owner(task: task, file: file, line: line))
-            mutex.unlock()
-            return taken
-        }
+        // The runtime's own calls, not `withUnsafeCurrentTask` (see CBatonPlatform.h); the task
+        // pointer is what an `UnsafeCurrentTask` holds, so its bits are the owner's.
+        // `withLock` is async, so it always runs in a task.
+        guard let task = swift_task_getCurrent(), !swift_task_isCancelled(task),
+            word.tryTake(UInt(bitPattern: task))
+        else { return false }
+        holderSite = (file, line)
+        return true
     }
 
     /// Everything ``withLock(isolation:file:line:_:)`` does beyond its fast path: cancellation,
@@ -139,7 +150,7 @@ public final class AsyncLock {
         let flags = baton_lock_diagnostics() == 0 ? 0 : LockDiagnostics.flags()
         let owner = withUnsafeCurrentTask { task in
             // `withLock` is async, so it always runs in a task.
-            AsyncLockStateMachine.Owner(task: task!, file: file, line: line)
+            AsyncLockStateMachine.Owner(task: task!)
         }
         if flags & LockDiagnostics.orderBit != 0 {
             AsyncLockTracking.checkOrder(ObjectIdentifier(self), identity, file: file, line: line)
@@ -150,15 +161,17 @@ public final class AsyncLock {
         switch acquire {
         case .acquired:
             if flags & LockDiagnostics.statisticsBit != 0 { identity.counters?.record(contendedFor: nil) }
-        case .reentered(let first):
+        case .reentered:
             throw AsyncLockError(
-                code: .reentry, lock: identity.description, firstTakenAt: first, takenAt: SourceSite(file, line))
+                code: .reentry, lock: identity.description, firstTakenAt: SourceSite(holderSite.file, holderSite.line),
+                takenAt: SourceSite(file, line))
         case .wait(let id):
             let counted = flags & LockDiagnostics.statisticsBit != 0
             let start: ContinuousClock.Instant? = counted ? .now : nil
             try await suspend(owner, id: id, deadline: deadline, isolation: isolation)
             if let start { identity.counters?.record(contendedFor: .now - start) }
         }
+        holderSite = (file, line)
         guard flags != 0 else {
             defer { release() }
             return try await body()
@@ -211,8 +224,19 @@ public final class AsyncLock {
         throw TimeoutError(operation: "AsyncLock.withLock", timeout: deadline?.timeout)
     }
 
-    @usableFromInline
+    /// Releases the lock: frees it with one atomic operation if no task waits, else hands it over
+    /// through the mutex.
+    @inlinable
     func release() {
+        if _fastPath(word.tryFree()) { return }
+        releaseThroughMutex()
+    }
+
+    /// The slow path of `release()`: a task waits, or waited. Out of line, so that the fast path
+    /// carries none of its set-up.
+    @usableFromInline
+    @inline(never)
+    func releaseThroughMutex() {
         mutex.lock()
         switch machine.release() {
         case .free:
@@ -224,11 +248,13 @@ public final class AsyncLock {
         }
     }
 
-    /// Donates `priority` to the task holding the lock. Called under `mutex`: the holder is
-    /// alive while it is the holder, and only then.
+    /// Donates `priority` to the task holding the lock. Called under `mutex`, with the word's
+    /// waiters bit set: the holder is alive while it is the holder, and it cannot stop being the
+    /// holder without the mutex.
     private func raiseHolder(to priority: AsyncLockStateMachine.Priority) {
-        guard let holder = machine.holder else { return }
-        machine.donated(holderPriority: holder.withTask { donate(priority.taskPriority, to: $0) })
+        let holder = word.holder
+        guard holder != 0 else { return }
+        machine.donated(holderPriority: withTask(holder) { donate(priority.taskPriority, to: $0) })
     }
 
     /// The tasks waiting now (for tests; it may change as soon as it is read).
@@ -240,9 +266,7 @@ public final class AsyncLock {
 
     /// Whether a task holds the lock now (for tests; it may change as soon as it is read).
     var isHeld: Bool {
-        mutex.lock()
-        defer { mutex.unlock() }
-        return machine.holder != nil
+        word.holder != 0
     }
 }
 
@@ -257,8 +281,9 @@ extension AsyncLock {
     /// one. A lock handed to the task at the moment its time runs out is kept, and `body` runs.
     /// A free lock is taken even with a zero or negative timeout.
     ///
-    /// While the task waits, one timer is armed for it (a task sleeping on `ContinuousClock`),
-    /// and cancelled as soon as the wait ends; a call that finds the lock free arms none.
+    /// While the task waits, one timer is armed for it (an entry in a Dispatch timer that the
+    /// process's timed waits share), and disarmed as soon as the wait ends; a call that finds the
+    /// lock free arms none.
     ///
     /// - Parameters:
     ///   - timeout: How long to wait for the lock at most.
@@ -315,18 +340,17 @@ extension AsyncLock {
     }
 }
 
-extension AsyncLockStateMachine.Owner {
-    /// Runs `body` with a handle to the task; only while the task is alive.
-    func withTask<Result>(_ body: (UnsafeCurrentTask) -> Result) -> Result {
-        withUnsafeTemporaryAllocation(of: UInt.self, capacity: 1) { buffer in
-            buffer[0] = taskBits
-            // A copy of the handle, retained and released like any copy: balanced.
-            return body(UnsafeRawPointer(buffer.baseAddress!).load(as: UnsafeCurrentTask.self))
-        }
+/// Runs `body` with a handle to the task whose handle bits these are; only while the task is alive.
+private func withTask<Result>(_ taskBits: UInt, _ body: (UnsafeCurrentTask) -> Result) -> Result {
+    withUnsafeTemporaryAllocation(of: UInt.self, capacity: 1) { buffer in
+        buffer[0] = taskBits
+        // A copy of the handle, retained and released like any copy: balanced.
+        return body(UnsafeRawPointer(buffer.baseAddress!).load(as: UnsafeCurrentTask.self))
     }
 }
 
 extension AsyncLock: WaiterOwner {}
 
-// `mutex` guards `machine`; `identity` never changes after init.
+// `word` is atomic; `mutex` guards `machine`; the holder alone touches `holderSite` (see there);
+// `identity` never changes after init.
 extension AsyncLock: @unchecked Sendable {}

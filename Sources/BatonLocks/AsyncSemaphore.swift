@@ -234,8 +234,9 @@ extension AsyncSemaphore {
     /// the caller holds the permit. A permit free on arrival is taken even with a zero or
     /// negative timeout, as `DispatchSemaphore.wait(timeout:)` does.
     ///
-    /// While the task waits, one timer is armed for it (a task sleeping on `ContinuousClock`),
-    /// and cancelled as soon as the wait ends; a wait that does not suspend arms none.
+    /// While the task waits, one timer is armed for it (an entry in a Dispatch timer that the
+    /// process's timed waits share), and disarmed as soon as the wait ends; a wait that does not
+    /// suspend arms none.
     ///
     /// ```swift
     /// do {

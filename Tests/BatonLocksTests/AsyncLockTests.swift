@@ -53,6 +53,29 @@ struct AsyncLockTests {
         #expect(order.get() == Array(0..<10))
     }
 
+    @Test("A release hands the lock to each waiter in turn, whether the holder took it free or was handed it")
+    func releaseHandsOverToEachWaiter() async throws {
+        let lock = AsyncLock()
+        let gate = Gate()
+        let order = Locked<[Int]>([])
+        // Takes the lock free, with no waiter: its release must still see the waiters that came.
+        let holder = Task { try await lock.withLock { await gate.wait() } }
+        #expect(await waitUntil { lock.isHeld })
+        var waiters: [Task<Void, any Error>] = []
+        for index in 0..<3 {
+            waiters.append(Task { try await lock.withLock { order.withValue { $0.append(index) } } })
+            #expect(await waitUntil { lock.waitingCount == index + 1 })
+        }
+        gate.open()
+        try await holder.value
+        // Bounded: a release that freed the lock instead of handing it over strands the waiters.
+        #expect(await waitUntil { order.withValue { $0.count == 3 } })
+        #expect(order.get() == [0, 1, 2])
+        for waiter in waiters { waiter.cancel() }
+        for waiter in waiters { _ = await waiter.result }
+        #expect(!lock.isHeld && lock.waitingCount == 0)
+    }
+
     @Test("A task cancelled before it calls withLock throws at once; the body does not run")
     func cancelledBeforeWithLock() async {
         let lock = AsyncLock()
@@ -204,6 +227,38 @@ struct AsyncLockTests {
     @Test("A waiter of high priority raises the holder's task to its priority")
     func donatesPriority() async throws {
         let lock = AsyncLock()
+        let gate = Gate()
+        let priorities = Locked<[TaskPriority]>([])
+        let holder = Task(priority: .background) {
+            try await lock.withLock {
+                priorities.withValue { $0.append(Task.currentPriority) }
+                await gate.wait()
+                priorities.withValue { $0.append(Task.currentPriority) }
+            }
+        }
+        #expect(await waitUntil { priorities.withValue { $0.count == 1 } })
+        let waiter = Task(priority: .high) { try await lock.withLock {} }
+        #expect(await waitUntil { lock.waitingCount == 1 })
+        gate.open()
+        try await holder.value
+        try await waiter.value
+        #expect(priorities.get() == [.background, .high])
+    }
+
+    @Test("A waiter raises a holder that took the lock free after the lock was handed to a task of high priority")
+    func donatesAfterAHandoff() async throws {
+        let lock = AsyncLock()
+        // A handoff to a high-priority waiter, which then releases with no one behind it.
+        let firstGate = Gate()
+        let first = Task(priority: .background) { try await lock.withLock { await firstGate.wait() } }
+        #expect(await waitUntil { lock.isHeld })
+        let high = Task(priority: .high) { try await lock.withLock {} }
+        #expect(await waitUntil { lock.waitingCount == 1 })
+        firstGate.open()
+        try await first.value
+        try await high.value
+        // A background task takes the free lock; what the lock knew of the last holder's
+        // priority must not stop the next waiter's donation.
         let gate = Gate()
         let priorities = Locked<[TaskPriority]>([])
         let holder = Task(priority: .background) {

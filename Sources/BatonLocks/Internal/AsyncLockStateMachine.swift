@@ -1,11 +1,60 @@
-/// The holder and waiters of an ``AsyncLock``: pure state, changed only under the lock's mutex.
-/// Each transition returns what the caller must do: resume a waiter once the mutex is released,
-/// or donate a priority to the holder, which the caller does before it releases the mutex, while
+import Atomics
+
+/// The word that says who holds an ``AsyncLock``: `0` when the lock is free, otherwise the
+/// holding task's handle bits, with ``waitersBit`` set while a task waits.
+///
+/// A free lock is taken, and a lock no task waits for is released, with one compare-and-swap on
+/// the word and no mutex. Everything else happens under the lock's mutex: a task queues only
+/// after it has set ``waitersBit`` there, and a holder whose word carries the bit releases
+/// through the mutex. So while a task holding the mutex has seen the bit set, the holder cannot
+/// let go of the lock: it is alive, and it can be asked its priority and raised.
+@usableFromInline
+struct AsyncLockWord {
+    /// A task's handle is the address of an aligned object, so its low bit is free.
+    @usableFromInline static let waitersBit: UInt = 1
+
+    @usableFromInline let atomic: UnsafeAtomic<UInt>
+
+    init() {
+        atomic = .create(0)
+    }
+
+    func destroy() {
+        atomic.destroy()
+    }
+
+    /// The holding task's handle bits, `0` if the lock is free.
+    var holder: UInt { atomic.load(ordering: .acquiring) & ~Self.waitersBit }
+
+    /// Takes the lock for the task with these handle bits if it is free.
+    @inlinable
+    func tryTake(_ taskBits: UInt) -> Bool {
+        atomic.compareExchange(
+            expected: 0, desired: taskBits, successOrdering: .acquiring, failureOrdering: .relaxed
+        ).exchanged
+    }
+
+    /// Frees the lock if no task waits; called by the holder only, so the word holds the caller's
+    /// own bits, with or without ``waitersBit``.
+    @inlinable
+    func tryFree() -> Bool {
+        let held = atomic.load(ordering: .relaxed)
+        return held & Self.waitersBit == 0
+            && atomic.compareExchange(
+                expected: held, desired: 0, successOrdering: .releasing, failureOrdering: .relaxed
+            ).exchanged
+    }
+}
+
+/// The holder and waiters of an ``AsyncLock``: state changed only under the lock's mutex, with
+/// the word the fast paths take and release the lock with (see ``AsyncLockWord``). Each
+/// transition returns what the caller must do: resume a waiter once the mutex is released, or
+/// donate a priority to the holder, which the caller does before it releases the mutex, while
 /// the holder is certainly alive.
 struct AsyncLockStateMachine {
     typealias Continuation = UnsafeContinuation<Void, Never>
 
-    /// A task holding or wanting the lock, and where it asked.
+    /// A task holding or wanting the lock.
     struct Owner {
         /// The task's handle, as its bits: it identifies the task, and `AsyncLock` turns it back
         /// into a handle while the task is known to be alive (inside `withLock`, which outlives
@@ -13,16 +62,10 @@ struct AsyncLockStateMachine {
         /// resilient, reference-counted struct) in and out of this state made the uncontended
         /// `withLock` several times slower.
         let taskBits: UInt
-        let file: StaticString
-        let line: UInt
 
-        init(task: UnsafeCurrentTask, file: StaticString, line: UInt) {
+        init(task: UnsafeCurrentTask) {
             taskBits = unsafeBitCast(task, to: UInt.self)
-            self.file = file
-            self.line = line
         }
-
-        var site: SourceSite { SourceSite(file, line) }
     }
 
     /// A priority to donate, or a waiter's. Raw, so that what holds one has a fixed layout:
@@ -44,45 +87,49 @@ struct AsyncLockStateMachine {
         let priority: Priority
     }
 
-    private(set) var holder: Owner?
+    /// Who holds the lock. The fast paths change it without the mutex, but only from free to
+    /// held and, without ``AsyncLockWord/waitersBit``, back.
+    let word: AsyncLockWord
     /// The tasks waiting for the lock, and what each resumed one was resumed for (`true`: it
     /// holds the lock; `false`: cancelled).
     private var waiters = Waiters<Bool, Waiting>()
     /// The holder's priority as last read or raised by a donation, `nil` until a waiter needs
-    /// it: a waiter of no higher priority then donates without asking the runtime again.
+    /// it: a waiter of no higher priority then donates without asking the runtime again. Kept
+    /// only while the word carries ``AsyncLockWord/waitersBit`` (the holder can change without
+    /// the mutex otherwise), `nil` the rest of the time.
     private var holderPriority: TaskPriority?
     /// How many queued waiters have each priority: the highest is donated to each new holder.
     private var waitingPriorities = PriorityCounts()
     private var lastID: UInt64 = 0
+
+    init(word: AsyncLockWord) {
+        self.word = word
+    }
 
     var waitingCount: Int { waiters.count }
 
     enum Acquire {
         /// The lock was free and is now the caller's.
         case acquired
-        /// The calling task holds the lock already (taken at this site).
-        case reentered(firstTakenAt: SourceSite)
+        /// The calling task holds the lock already.
+        case reentered
         /// Another task holds it: queue under this ID.
         case wait(id: UInt64)
     }
 
-    /// Takes the lock for `owner` if no task holds it (re-entry and waiting are the slow path's).
-    mutating func acquireIfFree(_ owner: Owner) -> Bool {
-        guard holder == nil else { return false }
-        holder = owner
-        holderPriority = nil
-        return true
-    }
-
     mutating func acquire(_ owner: Owner) -> Acquire {
-        guard let holder else {
-            holder = owner
-            holderPriority = nil
-            return .acquired
+        while true {
+            let holder = word.holder
+            if holder == 0 {
+                // A fast path may take it first; then look again.
+                guard word.tryTake(owner.taskBits) else { continue }
+                holderPriority = nil
+                return .acquired
+            }
+            if holder == owner.taskBits { return .reentered }
+            lastID &+= 1
+            return .wait(id: lastID)
         }
-        if holder.taskBits == owner.taskBits { return .reentered(firstTakenAt: holder.site) }
-        lastID &+= 1
-        return .wait(id: lastID)
     }
 
     enum Enqueue {
@@ -103,14 +150,30 @@ struct AsyncLockStateMachine {
     mutating func enqueue(
         _ continuation: Continuation, owner: Owner, priority: TaskPriority, id: UInt64, cancelled: Bool
     ) -> Enqueue {
-        guard holder != nil else {
-            // Released between `acquire` and now; a release hands the lock to the first waiter,
-            // so no one is queued ahead.
-            holder = owner
-            holderPriority = priority
-            return .resumeNow(waiters.resolve(continuation, id: id, with: true))
+        var held = word.atomic.load(ordering: .acquiring)
+        while true {
+            if held == 0 {
+                // Released between `acquire` and now; a release hands the lock to the first
+                // waiter, so no one is queued ahead.
+                if word.tryTake(owner.taskBits) {
+                    holderPriority = nil
+                    return .resumeNow(waiters.resolve(continuation, id: id, with: true))
+                }
+            } else if cancelled {
+                return .resumeNow(waiters.resolve(continuation, id: id, with: false))
+            } else if held & AsyncLockWord.waitersBit != 0 {
+                break
+            } else {
+                // From now on the holder releases through the mutex: it stays the holder, and
+                // alive, while this waiter queues and donates its priority.
+                let (exchanged, original) = word.atomic.compareExchange(
+                    expected: held, desired: held | AsyncLockWord.waitersBit, ordering: .acquiring)
+                if exchanged { break }
+                held = original
+                continue
+            }
+            held = word.atomic.load(ordering: .acquiring)
         }
-        if cancelled { return .resumeNow(waiters.resolve(continuation, id: id, with: false)) }
         waiters.append(continuation, id: id, Waiting(owner: owner, priority: Priority(priority)))
         waitingPriorities.add(priority)
         return .wait(donating: donation(priority))
@@ -125,15 +188,23 @@ struct AsyncLockStateMachine {
         case handOver(Continuation, donating: Priority?)
     }
 
-    /// Releases the lock: hands it to the first waiter, or frees it.
+    /// Releases the lock, when its word says a task waits (or waited): hands it to the first
+    /// waiter, or frees it.
     mutating func release() -> Release {
         guard let next = waiters.removeFirst(with: true) else {
-            holder = nil
+            holderPriority = nil
+            word.atomic.store(0, ordering: .releasing)
             return .free
         }
         waitingPriorities.remove(next.info.priority.taskPriority)
-        holder = next.info.owner
+        guard waiters.count > 0 else {
+            // No one left behind it: the new holder may release on the fast path.
+            holderPriority = nil
+            word.atomic.store(next.info.owner.taskBits, ordering: .releasing)
+            return .handOver(next.continuation, donating: nil)
+        }
         holderPriority = next.info.priority.taskPriority
+        word.atomic.store(next.info.owner.taskBits | AsyncLockWord.waitersBit, ordering: .releasing)
         return .handOver(next.continuation, donating: waitingPriorities.highest.flatMap(donation))
     }
 
@@ -161,7 +232,7 @@ struct AsyncLockStateMachine {
     /// high-priority task waits for, so that medium-priority work does not starve it.
     private func donation(_ priority: TaskPriority) -> Priority? {
         if let known = holderPriority, known >= priority { return nil }
-        guard holder != nil else { return nil }
+        guard word.holder != 0 else { return nil }
         return Priority(priority)
     }
 }

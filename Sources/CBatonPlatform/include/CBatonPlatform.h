@@ -21,6 +21,16 @@ static inline uintptr_t baton_thread_pointer(void) {
 }
 #endif
 
+/// Entry points of the Swift concurrency runtime, exported by it for compiled code and the
+/// standard library (`withUnsafeCurrentTask` and `UnsafeCurrentTask.isCancelled` call them): the
+/// running task, `NULL` outside a task, and whether a task is cancelled. `AsyncLock`'s
+/// uncontended path calls them directly: `withUnsafeCurrentTask` retains, copies and releases
+/// a handle around its body, which cost several times the rest of the path. With no argument or
+/// one pointer, and a pointer or a bool returned, the Swift calling convention they use passes
+/// the values as the C one does.
+extern void *swift_task_getCurrent(void);
+extern _Bool swift_task_isCancelled(void *task);
+
 /// Which lock diagnostics are on: a bit set owned by `LockDiagnostics` in BatonLocks, 0 when
 /// all are off. It starts as `BATON_LOCK_DIAGNOSTICS_UNSET` so that the first lock operation
 /// installs the build's defaults. Every lock operation reads it, so it is a plain word behind
