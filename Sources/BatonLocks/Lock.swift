@@ -178,6 +178,80 @@ public final class Lock {
         defer { unlock() }
         return try body()
     }
+
+    /// Runs `body` while holding the lock if the lock can be taken within `timeout`; returns
+    /// `nil`, without running `body`, if the time runs out first.
+    ///
+    /// ```swift
+    /// guard let entry = index.tryWithLock(timeout: .milliseconds(50), { table[key] }) else {
+    ///     return .busy   // the lock stayed held for 50 ms: body did not run
+    /// }
+    /// ```
+    ///
+    /// On Linux the waiting thread parks on the lock's futex word with the time left as the
+    /// kernel's timeout, worked out again from the deadline after every wake-up, so it uses no
+    /// processor while it waits and takes the lock as soon as it is woken for it. On Darwin the
+    /// lock is an `os_unfair_lock`, which has no timed acquire and tells no one but its own
+    /// waiters of a release: there the call tries the lock, spins for about a microsecond, then
+    /// sleeps between tries (each sleep twice the last, from 4 µs to at most 1 ms, never past
+    /// the deadline). It then takes a freed lock within about a millisecond unless another thread
+    /// takes it first, and unlike ``withLock(file:line:_:)`` does not raise the holder's priority
+    /// while it waits.
+    ///
+    /// The lock is taken if it is free at any of the call's tries, and the last try is made when
+    /// the time is up, so `nil` means the lock was held then. A lock freed just as the time runs
+    /// out may still be taken. A zero or negative `timeout` makes one try without waiting, as
+    /// ``tryWithLock(file:line:_:)`` does. A call that times out leaves the lock as it found it
+    /// for every other thread: the waiters behind it are still woken in turn.
+    ///
+    /// ``LockDiagnostics`` treats the call as ``tryWithLock(file:line:_:)``, except that it checks
+    /// re-entry as ``withLock(file:line:_:)`` does. The statistics count the acquisition, as
+    /// contended with its wait if the first try failed; a call that times out counts nowhere. It
+    /// records no lock order, since it gives up at its deadline instead of deadlocking (a lock
+    /// taken in `body` is checked against it, though). Calling it on the thread that already
+    /// holds the lock is the same mistake as nesting ``withLock(file:line:_:)``, and is reported
+    /// the same way instead of waiting out the timeout: a debug build stops with the re-entry
+    /// message, and with ``LockDiagnostics/checksLockOrder`` on the ``LockReentry`` is reported
+    /// and the program stops. A release build with the check off waits out `timeout` and
+    /// returns `nil`.
+    ///
+    /// It blocks the calling thread for up to `timeout`: in async code, prefer an ``AsyncLock``,
+    /// whose waiters suspend.
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait for the lock at most.
+    ///   - file: The call site's file, for diagnostics reports; leave the default.
+    ///   - line: The call site's line, for diagnostics reports; leave the default.
+    ///   - body: The critical section.
+    /// - Returns: What `body` returns, or `nil` if the lock could not be taken in time.
+    /// - Throws: What `body` throws.
+    /// - Warning: Not re-entrant: calling it on the thread that holds the lock, for example
+    ///   from inside `body`, is a programming error (traps in debug builds).
+    @inlinable
+    public func tryWithLock<Result, Failure: Error>(
+        timeout: Duration, file: StaticString = #fileID, line: UInt = #line,
+        _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result? {
+        guard lock(timeout: timeout, file: file, line: line) else { return nil }
+        defer { unlock() }
+        return try body()
+    }
+
+    /// Acquires the lock unless `timeout` passes first; `true` if the caller now holds it.
+    @usableFromInline
+    func lock(timeout: Duration, file: StaticString, line: UInt) -> Bool {
+        #if DEBUG
+        let me = currentThreadID()
+        if owner.load(ordering: .relaxed) == me {
+            LockTracking.reentered(self, identity, file: file, line: line)
+        }
+        #endif
+        guard mutex.lock(for: self, identity, timeout: timeout, file: file, line: line) else { return false }
+        #if DEBUG
+        owner.store(me, ordering: .relaxed)
+        #endif
+        return true
+    }
 }
 
 // The platform mutex serialises every access; the stored properties never change after init.

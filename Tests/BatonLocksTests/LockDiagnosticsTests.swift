@@ -140,6 +140,21 @@ struct LockDiagnosticsTests {
         #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 1)
     }
 
+    @Test("A timed try gives up instead of deadlocking, so it records no order; locks taken under it still do")
+    func timedTriesRecordNoOrder() {
+        let prefix = DiagnosticsCapture.start("timed")
+        let a = Lock(name: "\(prefix)-a")
+        let b = Lock(name: "\(prefix)-b")
+        let c = Lock(name: "\(prefix)-c")
+        #expect(onThread { a.withLock { _ = b.tryWithLock(timeout: .seconds(60)) {} } })
+        #expect(onThread { b.withLock { a.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+
+        #expect(onThread { _ = b.tryWithLock(timeout: .seconds(60)) { c.withLock {} } })
+        #expect(onThread { c.withLock { b.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 1)
+    }
+
     @Test("With the check off, an inversion goes unreported; switched back on, it is caught")
     func switchableAtRunTime() {
         let prefix = DiagnosticsCapture.start("switch")
@@ -263,6 +278,43 @@ struct LockDiagnosticsTests {
         #expect(stats.acquisitions == 0 && stats.contendedAcquisitions == 0 && stats.totalWait == .zero)
         #expect(stats.locks == 2)
         #expect(stats.contentionRatio == 0)
+    }
+
+    @Test("Statistics count a timed acquisition as tryWithLock's and withLock's are; a timeout counts nowhere")
+    func timedStatisticsCount() throws {
+        let prefix = DiagnosticsCapture.start("timedstats")
+        let before = LockDiagnostics.collectsStatistics
+        defer { LockDiagnostics.collectsStatistics = before }
+        LockDiagnostics.collectsStatistics = true
+        let name = "\(prefix)-timed"
+        let lock = Lock(name: name)
+
+        // Free: one uncontended acquisition.
+        #expect(lock.tryWithLock(timeout: .seconds(60)) { true } == true)
+        var stats = try #require(LockDiagnostics.statistics().first { $0.name == name })
+        #expect(stats.acquisitions == 1 && stats.contendedAcquisitions == 0)
+
+        // Held past the timeout: no acquisition.
+        let holder = LockHolder { lock.withLock($0) }
+        #expect(holder.waitUntilHeld())
+        #expect(runOnAnotherThread { lock.tryWithLock(timeout: .milliseconds(5)) { true } } == .some(nil))
+        stats = try #require(LockDiagnostics.statistics().first { $0.name == name })
+        #expect(stats.acquisitions == 2)  // the holder's
+        #expect(stats.contendedAcquisitions == 0)
+
+        // A waiter that parks and is woken in time: a contended acquisition, with its wait.
+        let waiterID = Locked<String?>(nil)
+        let waiter = startThread {
+            waiterID.set(currentKernelThreadID())
+            _ = lock.tryWithLock(timeout: .seconds(600)) {}
+        }
+        #expect(eventually { waiterID.get() != nil } && waitUntilParked(waiterID.get()))
+        #expect(holder.releaseAndJoin())
+        #expect(waiter.join())
+        stats = try #require(LockDiagnostics.statistics().first { $0.name == name })
+        #expect(stats.acquisitions == 3)
+        #expect(stats.contendedAcquisitions == 1)
+        #expect(stats.totalWait > .zero)
     }
 
     @Test("contentionRatio is the contended share of acquisitions, 0 with none, and the description shows it")

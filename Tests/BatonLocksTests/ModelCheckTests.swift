@@ -65,6 +65,59 @@ struct ModelCheckTests {
             ModelChecker(preemptionBound: 3).check(lockProgram(threads: 2, rounds: 2)), "Lock, 2 threads × 2:")
     }
 
+    /// A timed try among plain `withLock`s: the model may end its futex wait as a timeout at any
+    /// step while it is parked (its own timeout, an hour, never runs out on the clock). Whether
+    /// it gets the lock or gives up, every other thread gets in (a timed-out waiter neither
+    /// keeps a wake nor lowers the word under a parked waiter: a lost one is reported as every
+    /// thread left parked), no two are ever inside, and the lock is free at the end.
+    ///
+    /// `outcomes` collects, over the executions, whether the timed try got in and whether it
+    /// gave up, to show that both were explored.
+    func timedLockProgram(
+        plainThreads: Int, timedRounds: Int, outcomes: Guarded<Set<Bool>>
+    ) -> (inout ModelProgram) -> Void {
+        { program in
+            let lock = Lock()
+            let board = Board()
+            program.watch(lock)
+            for _ in 0..<plainThreads {
+                program.thread { m in lock.withLock { board.holdAlone(m, "lock") } }
+            }
+            let timedEntries = Guarded(0)  // only the thread holding the turn runs
+            program.thread { m in
+                for _ in 0..<timedRounds {
+                    let entered: Void? = lock.tryWithLock(timeout: .seconds(3600)) {
+                        board.holdAlone(m, "lock")
+                    }
+                    if entered != nil { timedEntries.value += 1 }
+                    outcomes.value.insert(entered != nil)
+                }
+            }
+            program.atEnd { m in
+                let expected = plainThreads + timedEntries.value
+                m.expect(board.entries == expected, "\(board.entries) entries, not \(expected)")
+                m.expect(lock.tryWithLock { true } == true, "the lock is left held after every thread finished")
+            }
+        }
+    }
+
+    @Test func timedLockTimesOutAnywhereWithTwoOthers() {
+        let outcomes = Guarded(Set<Bool>())
+        expectExhausted(
+            ModelChecker().check(timedLockProgram(plainThreads: 2, timedRounds: 1, outcomes: outcomes)),
+            "Lock, 2 threads + 1 timed try:")
+        #expect(outcomes.value == [true, false], "the timed try should both get in and give up in some executions")
+    }
+
+    @Test func timedLockTimesOutAnywhereTwice() {
+        let outcomes = Guarded(Set<Bool>())
+        expectExhausted(
+            ModelChecker(preemptionBound: 3).check(
+                timedLockProgram(plainThreads: 1, timedRounds: 2, outcomes: outcomes)),
+            "Lock, 1 thread + 2 timed tries:")
+        #expect(outcomes.value == [true, false], "the timed try should both get in and give up in some executions")
+    }
+
     @Test func recursiveLockExcludesAcrossReentry() {
         let report = ModelChecker(preemptionBound: 3).check { program in
             let lock = RecursiveLock()

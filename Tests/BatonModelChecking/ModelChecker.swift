@@ -13,7 +13,11 @@ import Atomics
 /// turn. So
 /// exactly one thread runs at a time, between two steps it runs real code, and the scheduler
 /// decides every interleaving of the steps. A futex wait parks the thread in the model until a
-/// futex wake on its word picks it.
+/// futex wake on its word picks it. A futex wait with a timeout (`Lock`'s timed acquire) parks
+/// the same way, but its time may run out at any later step: the scheduler may pick the parked
+/// thread, among the others, to return from its wait as timed out. So every point at which a
+/// deadline could pass is explored, without modelling the time (the programs give long
+/// timeouts, so that the clock never decides).
 ///
 /// The exploration is stateless, as in CHESS: each execution starts the program afresh and
 /// follows a schedule; a depth-first search over the choices of thread at each step visits
@@ -22,7 +26,7 @@ import Atomics
 /// order of the threads that must wait for one another is explored.
 ///
 /// An execution fails when a program's ``ModelContext/expect(_:_:)`` fails, when every thread
-/// left is parked (a lost wake-up: nothing is left to wake them), or when it takes more steps
+/// left is parked without a timeout (a lost wake-up: nothing is left to wake them), or when it takes more steps
 /// than `stepLimit` (a livelock). The report then holds the schedule, step by step.
 public struct ModelChecker: Sendable {
     /// At most this many preemptions per execution.

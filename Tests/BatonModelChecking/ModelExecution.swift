@@ -30,6 +30,11 @@ final class Scheduler: ModelCheckScheduler {
         return true
     }
 
+    func timedFutexWait(_ word: UnsafeMutableRawPointer, _ expected: UInt32) -> Bool? {
+        guard let thread = ModelThread.scheduling(word) else { return nil }
+        return thread.timedFutexWait(word, expected)
+    }
+
     func futexWake(_ word: UnsafeMutableRawPointer, _ count: Int32) -> Int32? {
         ModelThread.scheduling(word)?.futexWake(word, count)
     }
@@ -47,12 +52,15 @@ enum ModelStep {
     case start
     /// An atomic operation (or a marked write) on a watched word.
     case atomic(UnsafeMutableRawPointer, String)
-    /// Park while the word holds `expected`.
-    case futexWait(UnsafeMutableRawPointer, UInt32)
+    /// Park while the word holds `expected`; with `timed`, a wait whose time may run out.
+    case futexWait(UnsafeMutableRawPointer, UInt32, timed: Bool)
     /// Wake up to `count` threads parked on the word.
     case futexWake(UnsafeMutableRawPointer, Int32)
     /// Return from a futex wait, woken.
     case resume
+    /// Return from a timed futex wait, its time run out: the step a thread parked with a
+    /// timeout may take at any point of the schedule.
+    case timeOut
     /// A point the program marked (``ModelContext/pause(_:)``), where another thread may run.
     case pause(String)
 }
@@ -72,6 +80,11 @@ final class ModelThread: @unchecked Sendable {  // handed between threads throug
     var parkedOn: UnsafeMutableRawPointer?
     /// The value its word held when it parked.
     var parkedExpecting: UInt32 = 0
+    /// Whether its wait has a timeout: then it stays runnable while parked, its next step being
+    /// ``ModelStep/timeOut``.
+    var parkedTimed = false
+    /// Whether its last futex wait returned because its time ran out.
+    var timedOut = false
     /// What its last futex wake returned.
     var woken: Int32 = 0
 
@@ -156,9 +169,10 @@ final class ModelExecution: @unchecked Sendable {  // handed between threads thr
         handBack.wait()
     }
 
-    /// The threads that can take a step.
+    /// The threads that can take a step: a thread parked with a timeout can, its time running
+    /// out.
     var runnable: [Int] {
-        threads.indices.filter { !threads[$0].finished && threads[$0].parkedOn == nil }
+        threads.indices.filter { !threads[$0].finished && (threads[$0].parkedOn == nil || threads[$0].parkedTimed) }
     }
 
     /// Takes `thread`'s pending step.
@@ -170,28 +184,44 @@ final class ModelExecution: @unchecked Sendable {  // handed between threads thr
         case .resume:
             record(thread, "returns from its futex wait, woken")
             grant(thread)
+        case .timeOut:
+            record(
+                thread,
+                "returns from its futexWait(\(name(of: thread.parkedOn!)), \(thread.parkedExpecting)): timed out")
+            thread.parkedOn = nil
+            thread.parkedTimed = false
+            thread.timedOut = true
+            parkOrder.removeAll { $0 == thread.index }
+            grant(thread)
         case .pause(let name):
             record(thread, name)
             grant(thread)
         case .atomic(let word, let operation):
             record(thread, "\(name(of: word)).\(operation)")
             grant(thread)
-        case .futexWait(let word, let expected):
+        case .futexWait(let word, let expected, let timed):
             let value = word.assumingMemoryBound(to: UInt32.AtomicRepresentation.self)
             let current = UnsafeAtomic<UInt32>(at: value).load(ordering: .relaxed)
+            let call =
+                timed
+                ? "futexWait(\(name(of: word)), \(expected), timeout)" : "futexWait(\(name(of: word)), \(expected))"
+            thread.timedOut = false
             if current == expected {
-                record(thread, "futexWait(\(name(of: word)), \(expected)): parks")
+                record(thread, "\(call): parks")
                 thread.parkedOn = word
                 thread.parkedExpecting = expected
+                thread.parkedTimed = timed
+                if timed { thread.pending = .timeOut }
                 parkOrder.append(thread.index)
             } else {
-                record(thread, "futexWait(\(name(of: word)), \(expected)): returns, the word is \(current)")
+                record(thread, "\(call): returns, the word is \(current)")
                 grant(thread)
             }
         case .futexWake(let word, let count):
             var woken: Int32 = 0
             for index in parkOrder where woken < count && threads[index].parkedOn == word {
                 threads[index].parkedOn = nil
+                threads[index].parkedTimed = false
                 threads[index].pending = .resume
                 woken += 1
             }
@@ -209,7 +239,13 @@ final class ModelExecution: @unchecked Sendable {  // handed between threads thr
 /// The futex calls of a thread the checker runs, on a word it watches.
 extension ModelThread {
     func futexWait(_ word: UnsafeMutableRawPointer, _ expected: UInt32) {
-        arrive(.futexWait(word, expected))
+        arrive(.futexWait(word, expected, timed: false))
+    }
+
+    /// A futex wait whose time may run out at any later step; returns whether it did.
+    func timedFutexWait(_ word: UnsafeMutableRawPointer, _ expected: UInt32) -> Bool {
+        arrive(.futexWait(word, expected, timed: true))
+        return timedOut
     }
 
     func futexWake(_ word: UnsafeMutableRawPointer, _ count: Int32) -> Int32 {

@@ -48,6 +48,39 @@ enum LockTracking {
         return true
     }
 
+    /// Takes a lock with a timeout through the diagnostics. A re-entry is checked, and reported
+    /// as ``acquire(_:_:_:file:line:tryAcquire:acquire:)`` reports it, since waiting for a lock
+    /// the thread holds can only run out of time. Like a try, a timed acquire gives up rather
+    /// than deadlock, so it records no order; the hold is recorded so that locks taken under it
+    /// are. An acquisition counts in the statistics, contended with its wait if the first try
+    /// failed; a timeout counts nowhere, as a failed try.
+    @usableFromInline
+    static func timedAcquire(
+        _ lock: AnyObject, _ identity: LockIdentity, _ mode: LockHoldMode, file: StaticString,
+        line: UInt, tryAcquire: () -> Bool, acquire: () -> Bool
+    ) -> Bool {
+        let flags = LockDiagnostics.flags()
+        guard flags != 0 else { return acquire() }
+        let thread = ThreadLockState.current
+        let id = ObjectIdentifier(lock)
+        if flags & LockDiagnostics.orderBit != 0 {
+            checkReentry(thread, id, identity, mode, file, line)
+        }
+        if flags & LockDiagnostics.statisticsBit != 0, let counters = identity.counters {
+            if tryAcquire() {
+                counters.record(contendedFor: nil)
+            } else {
+                let start = ContinuousClock.now
+                guard acquire() else { return false }
+                counters.record(contendedFor: .now - start)
+            }
+        } else {
+            guard acquire() else { return false }
+        }
+        hold(thread, id, identity, mode, file, line, flags)
+        return true
+    }
+
     /// Releases a lock through the diagnostics, then reports the hold if it was too long: after
     /// the release, so the handler never runs inside this critical section.
     @usableFromInline

@@ -19,6 +19,16 @@ public protocol ModelCheckScheduler: AnyObject, Sendable {
     /// A futex wait on `word` by the calling thread: `true` if the check took it over (parking
     /// the thread in the model), `false` if the real futex must be used.
     func futexWait(_ word: UnsafeMutableRawPointer, _ expected: UInt32) -> Bool
+    /// A futex wait with a timeout on `word` by the calling thread (`Lock`'s timed acquire):
+    /// `nil` if the real futex must be used; otherwise whether the wait returned because its time
+    /// ran out (`true`) or otherwise (`false`: woken, or the word no longer held `expected`).
+    ///
+    /// It models the kernel's timer as firing at any step: while the thread is parked the
+    /// scheduler may end its wait as a timeout, as a choice among the other threads' steps, so
+    /// that every point at which a deadline could pass is explored. As in the kernel, a thread
+    /// that a wake picked does not also time out. The time itself is not modelled: the programs
+    /// give long timeouts, so that only this choice ends a wait early.
+    func timedFutexWait(_ word: UnsafeMutableRawPointer, _ expected: UInt32) -> Bool?
     /// A futex wake on `word`: how many threads the check woke, or `nil` if the real futex must
     /// be used.
     func futexWake(_ word: UnsafeMutableRawPointer, _ count: Int32) -> Int32?

@@ -15,6 +15,16 @@ extension PlatformMutex {
     }
 
     @inlinable
+    func lock(
+        for owner: AnyObject, _ identity: LockIdentity, timeout: Duration, file: StaticString, line: UInt
+    ) -> Bool {
+        guard _slowPath(baton_lock_diagnostics() != 0) else { return lock(timeout: timeout) }
+        return LockTracking.timedAcquire(
+            owner, identity, .exclusive, file: file, line: line, tryAcquire: { tryLock() },
+            acquire: { lock(timeout: timeout) })
+    }
+
+    @inlinable
     func tryLock(for owner: AnyObject, _ identity: LockIdentity, file: StaticString, line: UInt) -> Bool {
         guard _slowPath(baton_lock_diagnostics() != 0) else { return tryLock() }
         return LockTracking.tryAcquire(

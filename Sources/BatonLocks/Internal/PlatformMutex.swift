@@ -1,3 +1,4 @@
+import BatonInternals
 import CBatonPlatform
 
 #if canImport(Darwin)
@@ -32,6 +33,37 @@ struct PlatformMutex {
     @inlinable func lock() { os_unfair_lock_lock(storage) }
     @inlinable func tryLock() -> Bool { os_unfair_lock_trylock(storage) }
     @inlinable func unlock() { os_unfair_lock_unlock(storage) }
+
+    /// Acquires the lock unless `timeout` passes first; returns whether it did. A zero or
+    /// negative `timeout` makes one try.
+    ///
+    /// `os_unfair_lock` has no timed acquire, and its unlock wakes only the threads parked in
+    /// `os_unfair_lock_lock`: a thread that gave up cannot leave that queue, and nothing tells
+    /// anyone else of a release. Waking timed waiters from `unlock()` would cost every unlock a
+    /// full fence and a second word, for a rare call. So this tries the lock, spins as `lock()`
+    /// does on Linux (about a microsecond), then sleeps between tries, each sleep twice the last
+    /// from 4 µs up to 1 ms and never past the deadline, with a last try when the time is up. It
+    /// takes a lock that was freed within about a millisecond (when no other thread takes it
+    /// first), gives no priority to the holder while it waits (`os_unfair_lock_lock` does), and
+    /// may lose the lock to threads that take it in between.
+    func lock(timeout: Duration) -> Bool {
+        if os_unfair_lock_trylock(storage) { return true }
+        guard timeout > .zero else { return false }
+        let start = ContinuousClock.now
+        for _ in 0..<spinLimit {
+            baton_cpu_relax()
+            if os_unfair_lock_trylock(storage) { return true }
+        }
+        var pause: Int64 = 4_000  // nanoseconds
+        while true {
+            let remaining = (timeout - start.duration(to: .now)).wholeNanoseconds
+            if remaining <= 0 { return false }
+            var interval = timespec(tv_sec: 0, tv_nsec: Int(min(pause, remaining, 1_000_000)))
+            _ = nanosleep(&interval, nil)
+            if os_unfair_lock_trylock(storage) { return true }
+            pause = min(pause * 2, 1_000_000)
+        }
+    }
     #else
     @usableFromInline let storage: UnsafeMutablePointer<UInt32.AtomicRepresentation>
 
@@ -90,6 +122,51 @@ struct PlatformMutex {
                 return
             }
             futexWait(storage, Self.contended)
+            state = spin()
+        }
+    }
+
+    /// Acquires the lock unless `timeout` passes first; returns whether it did. A zero or
+    /// negative `timeout` makes one try.
+    @inlinable func lock(timeout: Duration) -> Bool {
+        if tryLock() { return true }
+        guard timeout > .zero else { return false }
+        return lockContended(timeout: timeout)
+    }
+
+    /// `lockContended()` with a deadline: the same protocol, parked on the word with a timeout.
+    ///
+    /// After every return from the futex (woken, timed out, a signal, a spurious wake-up) the
+    /// thread tries the word before it looks at the time. A thread that an unlock woke may be
+    /// the only one that unlock will wake; if it then gave up without trying, the wake would be
+    /// lost and another waiter left parked on a free lock. Its try either takes the lock or
+    /// finds it held and marks it contended again, so the holder's unlock wakes the next waiter.
+    ///
+    /// A thread that gives up leaves the word as it is, most often contended ("2") after its own
+    /// mark: other waiters may be parked, and it cannot tell, so the next unlock wakes one (or,
+    /// if none is parked, makes one futex call for nothing, as after any contended acquire). It
+    /// never lowers the word, which would lose that wake; and it holds nothing: it returns
+    /// `false` only after a try that did not take the lock.
+    @usableFromInline func lockContended(timeout: Duration) -> Bool {
+        let start = ContinuousClock.now
+        var state = spin()
+        if state == Self.unlocked {
+            let (exchanged, original) = word.compareExchange(
+                expected: Self.unlocked, desired: Self.locked,
+                successOrdering: .acquiring, failureOrdering: .relaxed)
+            if exchanged { return true }
+            state = original
+        }
+        var timedOut = false
+        while true {
+            let taken = state != Self.contended && word.exchange(Self.contended, ordering: .acquiring) == Self.unlocked
+            if taken { return true }
+            if timedOut { return false }
+            // The time left, from the start: a wait that returned early is not given its whole
+            // timeout again.
+            let remaining = timeout - start.duration(to: .now)
+            if remaining <= .zero { return false }
+            timedOut = futexWait(storage, Self.contended, timeout: remaining)
             state = spin()
         }
     }

@@ -72,8 +72,17 @@ static inline void baton_lock_diagnostics_mark_used(void) {
 /// their state word either way.
 int baton_futex_wait(uint32_t *address, uint32_t expected);
 
-/// Wakes up to `count` threads blocked in `baton_futex_wait` on `address` (FUTEX_WAKE_PRIVATE).
-/// Returns the number of threads woken.
+/// Blocks while `*address == expected`, for at most `nanoseconds` (FUTEX_WAIT_PRIVATE with a
+/// relative timeout, which the kernel measures on CLOCK_MONOTONIC). Returns 1 if the time ran out
+/// (ETIMEDOUT), 0 on any other return: woken, the value had already changed (EAGAIN), a signal
+/// (EINTR), a spurious wake-up, or a negative time (EINVAL, at once: the caller works out the
+/// time left from its deadline and does not wait when none is left). The kernel reports a timeout
+/// only for a thread that no wake took: a thread that a `baton_futex_wake` picked returns 0, even
+/// when its time ran out at the same moment.
+int baton_futex_wait_timeout(uint32_t *address, uint32_t expected, int64_t nanoseconds);
+
+/// Wakes up to `count` threads blocked in `baton_futex_wait` or `baton_futex_wait_timeout` on
+/// `address` (FUTEX_WAKE_PRIVATE). Returns the number of threads woken.
 int baton_futex_wake(uint32_t *address, int count);
 #endif
 
