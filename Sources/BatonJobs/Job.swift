@@ -1,3 +1,4 @@
+import BatonInternals
 import BatonLocks
 import Dispatch
 
@@ -305,12 +306,48 @@ open class Job: CustomStringConvertible {
 
     /// Blocks until the job has finished and its completion handler has run.
     ///
-    /// - Warning: Waits forever for a job that is never added to a queue nor started. Do not
-    ///   call it from the job's own body, observer or completion handler.
+    /// - Warning: Waits forever for a job that is never added to a queue nor started (see
+    ///   ``waitUntilFinished(timeout:)`` for a wait that gives up). Do not call it from the job's
+    ///   own body, observer or completion handler.
     @available(*, noasync, message: "blocks the thread; use `await finished()`", renamed: "finished()")
     public func waitUntilFinished() {
         let waiter = JobGraph.lock.withLock { machine.addWaiter { .semaphore(DispatchSemaphore(value: 0)) } }
         if case .semaphore(let semaphore)? = waiter { semaphore.wait() }
+    }
+
+    /// Blocks until the job has finished and its completion handler has run, or until
+    /// `timeout` has passed; returns whether the job finished.
+    ///
+    /// ```swift
+    /// guard export.waitUntilFinished(timeout: .seconds(30)) else {
+    ///     export.cancel()   // still running after 30 s
+    ///     return
+    /// }
+    /// ```
+    ///
+    /// The thread sleeps on a semaphore that the job's finalization signals; nothing polls. A
+    /// wait that times out takes its registration back out of the job, so that giving up leaves
+    /// nothing behind, however often a caller waits and gives up. A job that finishes just as
+    /// the time runs out is reported as finished: the call returns `true` exactly when the job
+    /// was finished, with its completion handler run, by the time the call gave up (a job whose
+    /// completion handler is still running at the deadline counts as not finished). A zero or
+    /// negative `timeout` returns at once whether the job has finished.
+    ///
+    /// - Parameter timeout: How long to wait at most.
+    /// - Returns: `true` if the job has finished and its completion handler has run; `false` if
+    ///   the time ran out first (the job goes on).
+    /// - Warning: Do not call it from the job's own body, observer or completion handler: the
+    ///   job cannot finish while it waits, so it always times out.
+    @available(*, noasync, message: "blocks the thread; use `await finished()`")
+    public func waitUntilFinished(timeout: Duration) -> Bool {
+        guard timeout > .zero else { return JobGraph.lock.withLock { machine.finalized } }
+        let semaphore = DispatchSemaphore(value: 0)
+        let added = JobGraph.lock.withLock { machine.addWaiter { .semaphore(semaphore) } }
+        guard added != nil else { return true }
+        if semaphore.wait(timeout: .now() + timeout.dispatchInterval) == .success { return true }
+        // Out of time. If the registration is still there, the job has not been finalized: take
+        // it out. If it is gone, finalizing the job took it, under the same lock, to signal it.
+        return !JobGraph.lock.withLock { machine.removeWaiter(waitingOn: semaphore) }
     }
 
     /// Suspends until the job has finished and its completion handler has run. Does not end

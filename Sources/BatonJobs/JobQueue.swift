@@ -27,7 +27,8 @@ import Dispatch
 /// unfinished jobs, even when no one else refers to it.
 ///
 /// - Warning: A suspended queue, or one holding a job that waits for a job nobody runs, never
-///   empties: ``waitUntilAllJobsAreFinished()`` then waits forever.
+///   empties: ``waitUntilAllJobsAreFinished()`` then waits forever
+///   (``waitUntilAllJobsAreFinished(timeout:)`` gives up at its timeout).
 public final class JobQueue: Sendable {
     /// The name used in errors and descriptions.
     public let name: String
@@ -194,6 +195,38 @@ public final class JobQueue: Sendable {
             return semaphore
         }
         semaphore?.wait()
+    }
+
+    /// Blocks until the queue has no unfinished job, or until `timeout` has passed; returns
+    /// whether the queue emptied.
+    ///
+    /// The thread sleeps on a semaphore that the queue signals when its last job has finished
+    /// and its completion handler has run; nothing polls. A wait that times out takes its
+    /// registration back out of the queue, so that giving up leaves nothing behind. A queue that
+    /// empties just as the time runs out is reported as emptied: the call returns `true` exactly
+    /// when the queue had no unfinished job at some moment between the call and its return
+    /// (jobs added since may be running). A zero or negative `timeout` returns at once whether
+    /// the queue is empty.
+    ///
+    /// - Parameter timeout: How long to wait at most.
+    /// - Returns: `true` if the queue emptied; `false` if the time ran out first.
+    /// - Warning: Do not call it from a job of this queue: the queue cannot empty while that job
+    ///   waits, so it always times out.
+    @available(*, noasync, message: "blocks the thread; use `await allJobsFinished()`")
+    public func waitUntilAllJobsAreFinished(timeout: Duration) -> Bool {
+        let semaphore = DispatchSemaphore(value: 0)
+        let empty: Bool = JobGraph.lock.withLock {
+            core.admitInboxLocked()
+            if core.machine.memberCount == 0 { return true }
+            if timeout > .zero { core.machine.waiters.append(.semaphore(semaphore)) }
+            return false
+        }
+        guard !empty else { return true }
+        guard timeout > .zero else { return false }
+        if semaphore.wait(timeout: .now() + timeout.dispatchInterval) == .success { return true }
+        // Out of time. If the registration is still there, the queue has not emptied: take it
+        // out. If it is gone, the queue emptied and took it, under the same lock, to signal it.
+        return !JobGraph.lock.withLock { core.machine.waiters.remove(waitingOn: semaphore) }
     }
 
     /// Suspends until the queue has no unfinished job. Does not end early when the awaiting

@@ -63,6 +63,23 @@ enum JobWaiter {
         case .continuation(let continuation): continuation.resume()
         }
     }
+
+    /// Whether this is the waiter that blocks on `semaphore`.
+    func waits(on semaphore: DispatchSemaphore) -> Bool {
+        if case .semaphore(let own) = self { return own === semaphore }
+        return false
+    }
+}
+
+extension [JobWaiter] {
+    /// Takes out the waiter that blocks on `semaphore` (a timed wait giving up); `false` if it is
+    /// not here, because the job or queue it waited for has already taken its waiters out to
+    /// wake them.
+    mutating func remove(waitingOn semaphore: DispatchSemaphore) -> Bool {
+        guard let index = firstIndex(where: { $0.waits(on: semaphore) }) else { return false }
+        remove(at: index)
+        return true
+    }
 }
 
 /// A job, held weakly: an entry in a dependency's list of watchers.

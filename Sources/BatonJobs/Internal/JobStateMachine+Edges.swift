@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The transitions of a job's edges, priority and observers. As in
 /// `JobStateMachine+Transitions.swift`, each changes this job's state only and returns what the
 /// caller must do to the other end of an edge or to the job's queue.
@@ -171,4 +173,15 @@ extension JobStateMachine {
         makeExtras().waiters.append(waiter)
         return waiter
     }
+
+    /// Takes out the waiter blocked on `semaphore`, added with ``addWaiter(_:)`` (a timed wait
+    /// that gave up). Returns `false` when it is no longer here: the job has been finalized,
+    /// which took its waiters out to wake them.
+    mutating func removeWaiter(waitingOn semaphore: DispatchSemaphore) -> Bool {
+        guard let extras else { return false }
+        return extras.waiters.remove(waitingOn: semaphore)
+    }
+
+    /// How many threads and tasks wait for the job to be finalized (for tests).
+    var waiterCount: Int { extras?.waiters.count ?? 0 }
 }
