@@ -26,6 +26,9 @@ public struct Executor: Sendable {
         case inline
         case queue(DispatchQueue)
         case custom(@Sendable (@escaping @Sendable () -> Void) -> Void)
+        /// As `inline`, for the callback of a blocking wait, which the semaphore names: a wait
+        /// that times out finds its callback by it and takes it back out of the future.
+        case inlineWaiter(DispatchSemaphore)
     }
 
     @usableFromInline let kind: Kind
@@ -54,10 +57,22 @@ public struct Executor: Sendable {
         self.kind = kind
     }
 
+    /// Runs callbacks as ``inline`` does; the callback it runs is the one of a blocking wait on
+    /// `semaphore` (see ``Future/wait(timeout:)``).
+    static func inlineWaiter(_ semaphore: DispatchSemaphore) -> Executor {
+        Executor(kind: .inlineWaiter(semaphore))
+    }
+
+    /// Whether this is the executor of the blocking wait on `semaphore`.
+    func isWaiter(on semaphore: DispatchSemaphore) -> Bool {
+        if case .inlineWaiter(let own) = kind { return own === semaphore }
+        return false
+    }
+
     /// Runs `work` as this executor does.
     public func execute(_ work: @escaping @Sendable () -> Void) {
         switch kind {
-        case .inline: InlineTrampoline.run(work)
+        case .inline, .inlineWaiter: InlineTrampoline.run(work)
         case .queue(let queue): queue.async(execute: work)
         case .custom(let enqueue): enqueue(work)
         }
@@ -67,7 +82,7 @@ public struct Executor: Sendable {
     @inlinable
     func run<Argument: Sendable>(_ body: @escaping @Sendable (Argument) -> Void, _ argument: Argument) {
         switch kind {
-        case .inline: InlineTrampoline.run(body, argument)
+        case .inline, .inlineWaiter: InlineTrampoline.run(body, argument)
         case .queue(let queue): queue.async { body(argument) }
         case .custom(let enqueue): enqueue { body(argument) }
         }

@@ -348,17 +348,36 @@ public final class Future<Value: Sendable> {
 
     /// Blocks the calling thread until the future completes or `timeout` passes.
     ///
+    /// A wait that times out takes the callback it registered back out of the future, so that
+    /// waiting and giving up, however often, leaves nothing behind on a future that stays
+    /// pending. A future that completes just as the time runs out returns its outcome: the call
+    /// throws ``FutureError/timedOut(after:)`` only if the future was still pending when it gave
+    /// up. A zero or negative `timeout` returns the outcome of a completed future, and throws
+    /// the timeout at once for a pending one.
+    ///
     /// - Throws: The future's error, or ``FutureError/timedOut(after:)`` if it is still pending
     ///   after `timeout` (the future itself is left alone).
     @available(*, noasync, message: "wait(timeout:) blocks the thread; use `try await future.timeout(after:).value`")
     public func wait(timeout: Duration) throws -> Value {
         if let outcome = result { return try outcome.get() }
         let done = DispatchSemaphore(value: 0)
-        whenComplete { _ in done.signal() }
-        guard done.wait(timeout: .now() + timeout.dispatchInterval) == .success else {
-            throw FutureError.timedOut(after: timeout)
-        }
+        register(FutureCallback(executor: .inlineWaiter(done)) { _ in done.signal() })
+        if done.wait(timeout: .now() + timeout.dispatchInterval) == .success { return try result!.get() }
+        // Out of time. If the callback is still registered, the future is pending: take it back.
+        // If it is gone, completing the future took it (under the same lock, after the outcome
+        // was published), and the outcome is there to return.
+        let stripe = LockStripes.lock(for: self)
+        let pending = machine.removeWaiter(on: done)
+        stripe.unlock()
+        if pending { throw FutureError.timedOut(after: timeout) }
         return try result!.get()
+    }
+
+    /// How many callbacks wait for the outcome (for tests).
+    var callbackCount: Int {
+        let stripe = LockStripes.lock(for: self)
+        defer { stripe.unlock() }
+        return machine.callbackCount
     }
 }
 

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A callback waiting for a future's result, with the executor it asked for.
 @usableFromInline
 struct FutureCallback<Value: Sendable>: Sendable {
@@ -69,6 +71,32 @@ enum SmallList<Element> {
         case .many(var elements):
             elements.append(element)
             self = .many(elements)
+        }
+    }
+
+    /// Removes the first element that `matches`; returns whether there was one.
+    mutating func removeFirst(where matches: (Element) -> Bool) -> Bool {
+        switch self {
+        case .none:
+            return false
+        case .one(let element):
+            guard matches(element) else { return false }
+            self = .none
+            return true
+        case .many(var elements):
+            guard let index = elements.firstIndex(where: matches) else { return false }
+            self = .none  // `elements` is then the array's only reference: removing does not copy it
+            elements.remove(at: index)
+            self = elements.count == 1 ? .one(elements[0]) : .many(elements)
+            return true
+        }
+    }
+
+    var count: Int {
+        switch self {
+        case .none: 0
+        case .one: 1
+        case .many(let elements): elements.count
         }
     }
 
@@ -194,6 +222,24 @@ struct FutureStateMachine<Value: Sendable> {
         case run
         /// The future completed otherwise: the handler will never be needed.
         case drop
+    }
+
+    /// Takes back the callback of the blocking wait on `semaphore` (a wait that timed out).
+    /// Returns `false` when it is not here: the future has completed, and the callback was taken
+    /// out to run.
+    mutating func removeWaiter(on semaphore: DispatchSemaphore) -> Bool {
+        guard case .pending = state,
+            case .pending(var callbacks, let cancelHandlers) = replacePendingState(with: Self.empty)
+        else { return false }
+        let removed = callbacks.removeFirst { $0.executor.isWaiter(on: semaphore) }
+        state = .pending(callbacks: callbacks, cancelHandlers: cancelHandlers)
+        return removed
+    }
+
+    /// How many callbacks wait for the outcome (for tests).
+    var callbackCount: Int {
+        if case .pending(let callbacks, _) = state { return callbacks.count }
+        return 0
     }
 
     /// Calls `body` with each future this pending future adopted; with none once completed.
