@@ -99,7 +99,8 @@ let package = Package(
         .testTarget(
             name: "BatonHTTPTests",
             dependencies: [
-                "BatonHTTP", "BatonCache", "BatonFutures", "BatonLocks", "BatonTestSupport", "BatonHTTPTestSupport", clocks,
+                "BatonHTTP", "BatonCache", "BatonFutures", "BatonLocks", "BatonTestSupport", "BatonHTTPTestSupport",
+                clocks,
             ]
         ),
         .testTarget(
