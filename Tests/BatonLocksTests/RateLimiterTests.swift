@@ -201,8 +201,10 @@ struct RateLimiterTests {
     @Test("A waiter granted its permits as it is cancelled gives them back, and the next waiter gets them")
     func grantedThenCancelledGivesBack() async throws {
         let clock = TestClock()
-        let limiter = RateLimiter(permits: 1, per: .seconds(1), burst: 2, clock: clock)
-        #expect(limiter.tryAcquire(2))
+        // A burst above what is given back, so that the permits go back into the bucket one by
+        // one rather than filling it.
+        let limiter = RateLimiter(permits: 1, per: .seconds(1), burst: 3, clock: clock)
+        #expect(limiter.tryAcquire(3))
         // The first waiter runs on an executor the test holds still: granted, it cannot return
         // before the test cancels it.
         let executor = HoldableExecutor()
@@ -214,7 +216,9 @@ struct RateLimiterTests {
         granted.cancel()
         letGo()
         #expect(await WaitOutcome { try await granted.value } == .cancelled)
+        // Exactly the two permits are back: no more (half of the next one has accrued).
         #expect(limiter.tryAcquire(2))
+        #expect(!limiter.tryAcquire(1))
     }
 
     @Test("While tasks wait one timer is armed; once none waits, no timer task is left")
