@@ -36,7 +36,7 @@ import FoundationNetworking
 ///   up. See <doc:RetriesAndTimeouts>.
 /// - **Truncated bodies:** a response whose body is shorter than its `Content-Length` is a
 ///   failure (`URLError.networkConnectionLost`), never a success.
-/// - **Rate limit:** with a ``RateLimiter`` (the `rateLimiter:` parameter of the initializers),
+/// - **Rate limit:** with a `RateLimiter` from BatonLocks (the `rateLimiter:` parameter of the initializers),
 ///   every request sent to the server takes a permit first, retries included, since each
 ///   reaches the server. A request takes its slot, then its permit, just before it is sent, so
 ///   the rate holds at the server: permits are not spent by requests still queued for a slot.
