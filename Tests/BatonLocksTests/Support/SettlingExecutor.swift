@@ -15,13 +15,20 @@ final class SettlingExecutor: TaskExecutor, @unchecked Sendable {  // `lock` gua
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 
-    /// Returns once the queue has run dry with no job enqueued meanwhile: every task on the
-    /// executor is then suspended, waiting for something from outside it.
+    /// Returns once the queue has run dry with no job enqueued meanwhile, three barriers in a
+    /// row: every task on the executor is then suspended, waiting for something from outside it.
+    ///
+    /// One quiet barrier was not always enough on a loaded machine (a test saw a body not yet
+    /// started that started later): a wake-up can reach the executor from another thread just
+    /// after its queue drains. The thread yields between barriers so that such a wake-up lands.
     func settle() {
-        while true {
+        var quietRounds = 0
+        while quietRounds < 3 {
             let before = lock.withLock { enqueued }
             queue.sync {}
-            if lock.withLock({ enqueued }) == before { return }
+            sched_yield()
+            queue.sync {}
+            quietRounds = lock.withLock({ enqueued }) == before ? quietRounds + 1 : 0
         }
     }
 }
