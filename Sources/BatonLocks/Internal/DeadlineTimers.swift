@@ -31,6 +31,12 @@ final class DeadlineTimers: @unchecked Sendable {  // `mutex` guards `heap`, `ne
         source.activate()
     }
 
+    deinit {
+        // Only instances of the tests end (the shared one lives as long as the process): their
+        // source must not fire into a freed instance.
+        source.cancel()
+    }
+
     /// Runs `action` on the timers' queue once `deadline` has come, unless disarmed first.
     func arm(_ deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> Token {
         mutex.lock()
