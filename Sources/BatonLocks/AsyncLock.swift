@@ -301,13 +301,10 @@ extension AsyncLock {
         file: StaticString = #fileID, line: UInt = #line,
         _ body: () async throws -> Result
     ) async throws -> Result {
-        if tryTakeFreeLockQuietly(file: file, line: line) {
-            defer { release() }
-            return try await body()
-        }
         let clock = ContinuousClock()
-        let deadline = WaitDeadline(clock.now.advanced(by: timeout), clock: clock, timeout: timeout)
-        return try await withLockSlowPath(isolation: isolation, file: file, line: line, deadline: deadline, body)
+        return try await withLock(
+            deadline: WaitDeadline(clock.now.advanced(by: timeout), clock: clock, timeout: timeout),
+            isolation: isolation, file: file, line: line, body)
     }
 
     /// Runs `body` while holding the lock, waiting for it until `deadline` on `clock` at most.
@@ -331,12 +328,22 @@ extension AsyncLock {
         file: StaticString = #fileID, line: UInt = #line,
         _ body: () async throws -> Result
     ) async throws -> Result {
+        try await withLock(
+            deadline: WaitDeadline(deadline, clock: clock, timeout: nil), isolation: isolation, file: file, line: line,
+            body)
+    }
+
+    /// The timed `withLock`s: the fast path, or the slow path with `deadline`, which is built
+    /// (and the clock read) only when the lock is not free.
+    private func withLock<Result>(
+        deadline: @autoclosure () -> WaitDeadline, isolation: isolated (any Actor)?, file: StaticString, line: UInt,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
         if tryTakeFreeLockQuietly(file: file, line: line) {
             defer { release() }
             return try await body()
         }
-        let deadline = WaitDeadline(deadline, clock: clock, timeout: nil)
-        return try await withLockSlowPath(isolation: isolation, file: file, line: line, deadline: deadline, body)
+        return try await withLockSlowPath(isolation: isolation, file: file, line: line, deadline: deadline(), body)
     }
 }
 
