@@ -144,9 +144,12 @@ struct AsyncSemaphoreTimedWaitTests {
         await clock.advance(by: .seconds(1))
         #expect(await tasks[1].valueOrCancel == .timedOut)
         #expect(semaphore.waitingCount == 2)
-        #expect(semaphore.signal())
+        // One permit at a time: the first goes to waiter 0, which queued first, while waiter 2 still waits.
         #expect(semaphore.signal())
         #expect(await tasks[0].valueOrCancel == .returned)
+        #expect(semaphore.waitingCount == 1)
+        #expect(order.get() == [0])
+        #expect(semaphore.signal())
         #expect(await tasks[2].valueOrCancel == .returned)
         #expect(order.get() == [0, 2])
         #expect(semaphore.freePermits == 0 && semaphore.waitingCount == 0)
