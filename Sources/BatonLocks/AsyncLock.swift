@@ -191,15 +191,14 @@ public final class AsyncLock {
     private func suspend(
         _ owner: AsyncLockStateMachine.Owner, id: UInt64, deadline: WaitDeadline?, isolation: isolated (any Actor)?
     ) async throws {
-        let expiry = deadline.map { _ in WaitExpiry() }
         if let deadline, deadline.hasPassedNow {
             throw TimeoutError(operation: "AsyncLock.withLock", timeout: deadline.timeout)
         }
-        let timer = deadline.map { armTimer($0, expiry: expiry!) { self.machine.cancel(id: id) } }
+        let timer = deadline?.armTimer(owner: self, id: id)
         let (acquired, expired) = await suspendAsWaiter(isolation: isolation) { continuation in
             let enqueue = machine.enqueue(
                 continuation, owner: owner, priority: Task.currentPriority, id: id,
-                cancelled: Task.isCancelled || expiry?.expired == true)
+                cancelled: Task.isCancelled || timer?.expired == true)
             switch enqueue {
             case .resumeNow(let now):
                 return now
@@ -210,7 +209,7 @@ public final class AsyncLock {
         } cancel: {
             machine.cancel(id: id)
         } takeOutcome: {
-            (machine.takeOutcome(id: id), expiry?.expired == true)
+            (machine.takeOutcome(id: id), timer?.expired == true)
         }
         timer?.disarm()
         if acquired {
@@ -295,16 +294,18 @@ extension AsyncLock {
     /// - Throws: ``TimeoutError`` if the lock was not handed over within `timeout`;
     ///   `CancellationError` if the task is cancelled before it gets the lock; ``AsyncLockError``
     ///   if the task already holds it; otherwise what `body` throws.
+    @inlinable
     public func withLock<Result>(
         timeout: Duration,
         isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line,
         _ body: () async throws -> Result
     ) async throws -> Result {
-        let clock = ContinuousClock()
-        return try await withLock(
-            deadline: WaitDeadline(clock.now.advanced(by: timeout), clock: clock, timeout: timeout),
-            isolation: isolation, file: file, line: line, body)
+        if _fastPath(tryTakeFreeLockQuietly(file: file, line: line)) {
+            defer { release() }
+            return try await body()
+        }
+        return try await withLockSlowPath(timeout: timeout, isolation: isolation, file: file, line: line, body)
     }
 
     /// Runs `body` while holding the lock, waiting for it until `deadline` on `clock` at most.
@@ -322,28 +323,42 @@ extension AsyncLock {
     /// - Returns: What `body` returns.
     /// - Throws: ``TimeoutError``, `CancellationError`, ``AsyncLockError``, or what `body` throws,
     ///   as ``withLock(timeout:isolation:file:line:_:)``.
+    @inlinable
     public func withLock<C: Clock, Result>(
         until deadline: C.Instant, clock: C,
         isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line,
         _ body: () async throws -> Result
     ) async throws -> Result {
-        try await withLock(
-            deadline: WaitDeadline(deadline, clock: clock, timeout: nil), isolation: isolation, file: file, line: line,
-            body)
-    }
-
-    /// The timed `withLock`s: the fast path, or the slow path with `deadline`, which is built
-    /// (and the clock read) only when the lock is not free.
-    private func withLock<Result>(
-        deadline: @autoclosure () -> WaitDeadline, isolation: isolated (any Actor)?, file: StaticString, line: UInt,
-        _ body: () async throws -> Result
-    ) async throws -> Result {
-        if tryTakeFreeLockQuietly(file: file, line: line) {
+        if _fastPath(tryTakeFreeLockQuietly(file: file, line: line)) {
             defer { release() }
             return try await body()
         }
-        return try await withLockSlowPath(isolation: isolation, file: file, line: line, deadline: deadline(), body)
+        return try await withLockSlowPath(
+            until: deadline, clock: clock, isolation: isolation, file: file, line: line, body)
+    }
+
+    /// The slow path of ``withLock(timeout:isolation:file:line:_:)``, out of line: the fast path
+    /// inlined into the caller reads no clock and needs no frame of its own, exactly as the
+    /// untimed `withLock`'s.
+    @usableFromInline
+    func withLockSlowPath<Result>(
+        timeout: Duration, isolation: isolated (any Actor)?, file: StaticString, line: UInt,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        try await withLockSlowPath(
+            isolation: isolation, file: file, line: line, deadline: WaitDeadline(timeout: timeout), body)
+    }
+
+    /// The slow path of ``withLock(until:clock:isolation:file:line:_:)``.
+    @usableFromInline
+    func withLockSlowPath<C: Clock, Result>(
+        until deadline: C.Instant, clock: C, isolation: isolated (any Actor)?, file: StaticString, line: UInt,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        try await withLockSlowPath(
+            isolation: isolation, file: file, line: line, deadline: WaitDeadline(deadline, clock: clock, timeout: nil),
+            body)
     }
 }
 
@@ -356,7 +371,11 @@ private func withTask<Result>(_ taskBits: UInt, _ body: (UnsafeCurrentTask) -> R
     }
 }
 
-extension AsyncLock: WaiterOwner {}
+extension AsyncLock: TimedWaiterOwner {
+    func withdrawTimedOut(id: UInt64) -> UnsafeContinuation<Void, Never>? {
+        machine.cancel(id: id)
+    }
+}
 
 // `word` is atomic; `mutex` guards `machine`; the holder alone touches `holderSite` (see there);
 // `identity` never changes after init.

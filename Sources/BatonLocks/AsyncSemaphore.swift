@@ -105,7 +105,7 @@ public final class AsyncSemaphore {
     @usableFromInline
     func suspend(isolation: isolated (any Actor)?) async throws(CancellationError) {
         let id = lastID.loadThenWrappingIncrement(ordering: .relaxed)
-        let (acquired, _) = await waitForPermit(id: id, expiry: nil, isolation: isolation)
+        let (acquired, _) = await waitForPermit(id: id, timer: nil, isolation: isolation)
         guard acquired else { throw CancellationError() }
         if Task.isCancelled {
             // Handed a permit as the task was being cancelled: pass it on rather than run a
@@ -116,15 +116,15 @@ public final class AsyncSemaphore {
     }
 
     /// Queues the waiter with this ID and suspends until it is handed a permit, or its task is
-    /// cancelled, or (with an `expiry`) its timer fires.
+    /// cancelled, or (with a `timer`) its deadline comes.
     ///
     /// - Returns: Whether it holds a permit, and whether its timer had fired by the time it was
     ///   resumed.
     private func waitForPermit(
-        id: UInt64, expiry: WaitExpiry?, isolation: isolated (any Actor)?
+        id: UInt64, timer: WaitTimer?, isolation: isolated (any Actor)?
     ) async -> (acquired: Bool, expired: Bool) {
         await suspendAsWaiter(isolation: isolation) { continuation in
-            let gone = Task.isCancelled || expiry?.expired == true
+            let gone = Task.isCancelled || timer?.expired == true
             switch machine.register(continuation, id: id, cancelled: gone) {
             case .resumeNow(let now):
                 return now
@@ -135,7 +135,7 @@ public final class AsyncSemaphore {
         } cancel: {
             self.withdraw(id: id)
         } takeOutcome: {
-            (machine.takeOutcome(id: id), expiry?.expired == true)
+            (machine.takeOutcome(id: id), timer?.expired == true)
         }
     }
 
@@ -254,13 +254,11 @@ extension AsyncSemaphore {
     /// - Throws: ``TimeoutError`` if no permit came within `timeout`; `CancellationError` if the
     ///   task is cancelled before or while it waits. Either way it holds no permit and must not
     ///   call ``signal()`` for this wait.
+    @inlinable
     public func wait(timeout: Duration, isolation: isolated (any Actor)? = #isolation) async throws {
         if Task.isCancelled { throw CancellationError() }
-        if tryTakeFreePermit() { return }
-        let clock = ContinuousClock()
-        try await suspend(
-            until: WaitDeadline(clock.now.advanced(by: timeout), clock: clock, timeout: timeout),
-            isolation: isolation)
+        if _fastPath(tryTakeFreePermit()) { return }
+        try await suspend(timeout: timeout, isolation: isolation)
     }
 
     /// Takes a permit, suspending the calling task until one is free or `deadline` has come on
@@ -276,11 +274,25 @@ extension AsyncSemaphore {
     ///   - isolation: The caller's actor; leave the default.
     /// - Throws: ``TimeoutError`` if no permit came by `deadline`; `CancellationError` if the
     ///   task is cancelled before or while it waits. Either way it holds no permit.
+    @inlinable
     public func wait<C: Clock>(
         until deadline: C.Instant, clock: C, isolation: isolated (any Actor)? = #isolation
     ) async throws {
         if Task.isCancelled { throw CancellationError() }
-        if tryTakeFreePermit() { return }
+        if _fastPath(tryTakeFreePermit()) { return }
+        try await suspend(until: deadline, clock: clock, isolation: isolation)
+    }
+
+    /// The slow path of ``wait(timeout:isolation:)``, out of line: the fast path inlined into the
+    /// caller carries no clock read and no frame of its own, exactly as the untimed wait's.
+    @usableFromInline
+    func suspend(timeout: Duration, isolation: isolated (any Actor)?) async throws {
+        try await suspend(until: WaitDeadline(timeout: timeout), isolation: isolation)
+    }
+
+    /// The slow path of ``wait(until:clock:isolation:)``.
+    @usableFromInline
+    func suspend<C: Clock>(until deadline: C.Instant, clock: C, isolation: isolated (any Actor)?) async throws {
         try await suspend(until: WaitDeadline(deadline, clock: clock, timeout: nil), isolation: isolation)
     }
 
@@ -291,9 +303,8 @@ extension AsyncSemaphore {
             throw TimeoutError(operation: "AsyncSemaphore.wait", timeout: deadline.timeout)
         }
         let id = lastID.loadThenWrappingIncrement(ordering: .relaxed)
-        let expiry = WaitExpiry()
-        let timer = armTimer(deadline, expiry: expiry) { self.withdraw(id: id) }
-        let (acquired, expired) = await waitForPermit(id: id, expiry: expiry, isolation: isolation)
+        let timer = deadline.armTimer(owner: self, id: id)
+        let (acquired, expired) = await waitForPermit(id: id, timer: timer, isolation: isolation)
         timer.disarm()
         if acquired {
             // A permit handed over as the time ran out is kept; one handed to a task being
@@ -307,7 +318,11 @@ extension AsyncSemaphore {
     }
 }
 
-extension AsyncSemaphore: WaiterOwner {}
+extension AsyncSemaphore: TimedWaiterOwner {
+    func withdrawTimedOut(id: UInt64) -> UnsafeContinuation<Void, Never>? {
+        withdraw(id: id)
+    }
+}
 
 // `mutex` guards `machine`; `count` and `lastID` are atomic.
 extension AsyncSemaphore: @unchecked Sendable {}

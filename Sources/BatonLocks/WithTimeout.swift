@@ -30,10 +30,7 @@ public func withTimeout<Result>(
     isolation: isolated (any Actor)? = #isolation,
     operation: () async throws -> sending Result
 ) async throws -> sending Result {
-    let clock = ContinuousClock()
-    return try await withTimeout(
-        WaitDeadline(clock.now.advanced(by: timeout), clock: clock, timeout: timeout), isolation: isolation,
-        operation: operation)
+    try await withTimeout(WaitDeadline(timeout: timeout), isolation: isolation, operation: operation)
 }
 
 /// Runs `operation`, and cancels it if it has not finished by `deadline` on `clock`.

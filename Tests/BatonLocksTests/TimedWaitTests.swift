@@ -91,6 +91,21 @@ struct AsyncSemaphoreTimedWaitTests {
         #expect(semaphore.freePermits == 0 && semaphore.waitingCount == 0)
     }
 
+    @Test("Waits given a Duration that return in time disarm their timers: none is left in the process's timers")
+    func durationWaitsDisarm() async throws {
+        let semaphore = AsyncSemaphore(value: 0)
+        let before = DeadlineTimers.shared.armedCount
+        for _ in 0..<200 {
+            let waiter = Task { await TimedOutcome { try await semaphore.wait(timeout: .seconds(600)) } }
+            #expect(await waitUntil { semaphore.waitingCount == 1 })
+            #expect(semaphore.signal())
+            #expect(await waiter.valueOrCancel == .returned)
+        }
+        // Tests running beside this one may hold a few timers of their own; 200 left armed is this
+        // suite's doing.
+        #expect(DeadlineTimers.shared.armedCount - before < 100)
+    }
+
     @Test("A free permit is taken even with a past deadline; none free and a past deadline throws at once")
     func pastDeadline() async throws {
         let clock = TestClock()

@@ -1,27 +1,25 @@
+import BatonInternals
 import Dispatch
 
 /// The timers of the timed waits on `ContinuousClock` (every wait given a `Duration`), for the
 /// whole process: one Dispatch timer source, set for the earliest armed deadline.
 ///
-/// Arming a timer is a few instructions under a mutex (a push onto a heap); disarming it, when
-/// its wait ends in time, is a removal from the heap. The Dispatch source is re-set only when a
-/// deadline earlier than every armed one arrives — rarely, when waits share a timeout, as their
-/// deadlines then come in order. When it fires it runs the expired timers' actions on its own
-/// serial queue and sets itself for the next deadline. No task sleeps for a waiter, and nothing
-/// polls: with no timer armed, the source is left to fire once more at most, and finds nothing.
-final class DeadlineTimers: @unchecked Sendable {  // `mutex` guards `heap`, `nextID` and `scheduledFor`
+/// Arming a timer is a push onto a heap under a mutex; disarming it, when its wait ends in time,
+/// is a removal from the heap at the place the timer keeps (no lookup). Deadlines are kept as
+/// ``ContinuousNanoseconds``, so that comparing and moving them costs what it costs for integers. The Dispatch source is re-set only when a deadline earlier than every
+/// armed one arrives — rarely, when waits share a timeout, as their deadlines then come in order.
+/// When it fires it runs the expired timers' actions on its own serial queue and sets itself for
+/// the next deadline. No task sleeps for a waiter, and nothing polls: with no timer armed, the
+/// source is left to fire once more at most, and finds nothing.
+final class DeadlineTimers: @unchecked Sendable {  // `mutex` guards `heap` and `scheduledFor`
     static let shared = DeadlineTimers()
 
-    /// An armed timer, to disarm.
-    struct Token: Sendable {
-        fileprivate let id: UInt64
-    }
-
     private let mutex = PlatformMutex()
-    private var heap = DeadlineHeap()
-    private var nextID: UInt64 = 0
-    /// The deadline the source is set for, `nil` when it is not set.
-    private var scheduledFor: ContinuousClock.Instant?
+    /// Guarded by `mutex`, as `scheduledFor`: the mutex, not the runtime's exclusivity check, keeps
+    /// accesses apart.
+    @exclusivity(unchecked) private var heap = DeadlineHeap()
+    /// The deadline the source is set for (in ``ContinuousNanoseconds``), `nil` when it is not set.
+    @exclusivity(unchecked) private var scheduledFor: Int64?
     private let queue = DispatchQueue(label: "Baton.DeadlineTimers")
     private let source: any DispatchSourceTimer
 
@@ -38,24 +36,30 @@ final class DeadlineTimers: @unchecked Sendable {  // `mutex` guards `heap`, `ne
     }
 
     /// Runs `action` on the timers' queue once `deadline` has come, unless disarmed first.
-    func arm(_ deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> Token {
-        mutex.lock()
-        nextID &+= 1
-        let id = nextID
-        heap.insert(deadline: deadline, id: id, action: action)
-        if scheduledFor.map({ deadline < $0 }) ?? true {
-            // Set under the mutex, so that a later, earlier deadline is never overwritten.
-            scheduledFor = deadline
-            schedule(for: deadline)
-        }
-        mutex.unlock()
-        return Token(id: id)
+    @discardableResult
+    func arm(_ deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> DeadlineTimer {
+        let timer = ActionTimer(deadline: ContinuousNanoseconds.at(deadline), action: action)
+        arm(timer)
+        return timer
     }
 
-    /// Disarms a timer: its action will not run, unless it is running or has run already.
-    func disarm(_ token: Token) {
+    /// Arms `timer`: its ``DeadlineTimer/fire()`` runs on the timers' queue once its deadline has
+    /// come, unless it is disarmed first. A timer is armed once.
+    func arm(_ timer: DeadlineTimer) {
         mutex.lock()
-        heap.remove(id: token.id)
+        heap.insert(timer)
+        if scheduledFor.map({ timer.deadline < $0 }) ?? true {
+            // Set under the mutex, so that a later, earlier deadline is never overwritten.
+            scheduledFor = timer.deadline
+            schedule(for: timer.deadline)
+        }
+        mutex.unlock()
+    }
+
+    /// Disarms a timer: it will not fire, unless it is firing or has fired already.
+    func disarm(_ timer: DeadlineTimer) {
+        mutex.lock()
+        heap.remove(timer)
         mutex.unlock()
     }
 
@@ -67,57 +71,82 @@ final class DeadlineTimers: @unchecked Sendable {  // `mutex` guards `heap`, `ne
     }
 
     /// Sets the source for `deadline`; called under `mutex`, and never blocks.
-    private func schedule(for deadline: ContinuousClock.Instant) {
-        let delay = ContinuousClock.now.duration(to: deadline)
+    private func schedule(for deadline: Int64) {
+        let delay = Duration.nanoseconds(deadline) - .nanoseconds(ContinuousNanoseconds.now)
         source.schedule(deadline: .now() + delay.dispatchInterval, leeway: .nanoseconds(0))
     }
 
-    /// The source fired: runs every expired action, then sets the source for the next deadline.
+    /// The source fired: fires every expired timer, then sets the source for the next deadline.
     private func fire() {
         mutex.lock()
-        let now = ContinuousClock.now
-        var expired: [@Sendable () -> Void] = []
-        while let action = heap.popFirst(dueBy: now) { expired.append(action) }
+        let now = ContinuousNanoseconds.now
+        var expired: [DeadlineTimer] = []
+        while let timer = heap.popFirst(dueBy: now) { expired.append(timer) }
         scheduledFor = heap.earliest
         if let next = scheduledFor { schedule(for: next) }
         mutex.unlock()
-        for action in expired { action() }
+        for timer in expired { timer.fire() }
     }
 }
 
-/// The armed deadlines, earliest first: a binary min-heap whose entries know their place, so
-/// that a timer disarmed before its deadline (the common case) leaves in O(log n).
-///
-/// Pure state, not thread-safe: it lives under ``DeadlineTimers``'s mutex.
-struct DeadlineHeap {
-    private struct Entry {
-        let deadline: ContinuousClock.Instant
-        let id: UInt64
-        let action: @Sendable () -> Void
+/// A timer of ``DeadlineTimers``: a deadline, and what to do when it comes (``fire()``, which a
+/// subclass overrides). It knows its place in the heap, so that disarming it needs no lookup.
+class DeadlineTimer: @unchecked Sendable {  // `index` is guarded by the mutex of the heap's owner
+    /// In ``ContinuousNanoseconds``.
+    let deadline: Int64
+    /// Where the timer is in the heap; `nil` while it is not in it (not armed yet, fired or
+    /// disarmed).
+    fileprivate var index: Int?
+
+    init(deadline: Int64) {
+        self.deadline = deadline
     }
 
-    private var entries: [Entry] = []
-    /// Where each armed timer's entry is in `entries`.
-    private var positions: [UInt64: Int] = [:]
+    /// The deadline has come. Runs on the timers' queue, with no lock held.
+    func fire() {}
+}
+
+/// A timer that runs a closure.
+final class ActionTimer: DeadlineTimer, @unchecked Sendable {
+    private let action: @Sendable () -> Void
+
+    init(deadline: Int64, action: @escaping @Sendable () -> Void) {
+        self.action = action
+        super.init(deadline: deadline)
+    }
+
+    override func fire() { action() }
+}
+
+/// The armed deadlines, earliest first: a binary min-heap of timers that know their place in it,
+/// so that a timer disarmed before its deadline (the common case) leaves in O(log n), without a
+/// lookup.
+///
+/// Pure state, not thread-safe: it lives under ``DeadlineTimers``'s mutex, which also guards each
+/// timer's place.
+struct DeadlineHeap {
+    private var entries: [DeadlineTimer] = []
 
     var count: Int { entries.count }
 
     /// The earliest deadline armed, if any.
-    var earliest: ContinuousClock.Instant? { entries.first?.deadline }
+    var earliest: Int64? { entries.first?.deadline }
 
-    mutating func insert(deadline: ContinuousClock.Instant, id: UInt64, action: @escaping @Sendable () -> Void) {
-        entries.append(Entry(deadline: deadline, id: id, action: action))
-        positions[id] = entries.count - 1
+    mutating func insert(_ timer: DeadlineTimer) {
+        precondition(timer.index == nil, "DeadlineHeap: a timer that is armed was armed again")
+        entries.append(timer)
+        timer.index = entries.count - 1
         siftUp(entries.count - 1)
     }
 
-    /// Takes out the timer with this ID, if it is still armed.
-    mutating func remove(id: UInt64) {
-        guard let index = positions.removeValue(forKey: id) else { return }
+    /// Takes the timer out, if it is still armed.
+    mutating func remove(_ timer: DeadlineTimer) {
+        guard let index = timer.index else { return }
+        timer.index = nil
         let last = entries.count - 1
         if index != last {
             entries.swapAt(index, last)
-            positions[entries[index].id] = index
+            entries[index].index = index
         }
         entries.removeLast()
         if index < entries.count {
@@ -126,11 +155,11 @@ struct DeadlineHeap {
         }
     }
 
-    /// Takes out the earliest timer if its deadline is at or before `now`, and returns its action.
-    mutating func popFirst(dueBy now: ContinuousClock.Instant) -> (@Sendable () -> Void)? {
+    /// Takes out the earliest timer if its deadline is at or before `now`.
+    mutating func popFirst(dueBy now: Int64) -> DeadlineTimer? {
         guard let first = entries.first, first.deadline <= now else { return nil }
-        remove(id: first.id)
-        return first.action
+        remove(first)
+        return first
     }
 
     private mutating func siftUp(_ start: Int) {
@@ -159,7 +188,7 @@ struct DeadlineHeap {
 
     private mutating func swap(_ a: Int, _ b: Int) {
         entries.swapAt(a, b)
-        positions[entries[a].id] = a
-        positions[entries[b].id] = b
+        entries[a].index = a
+        entries[b].index = b
     }
 }

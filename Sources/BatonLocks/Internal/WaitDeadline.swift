@@ -1,3 +1,5 @@
+import BatonInternals
+
 /// The deadline of a timed wait, on the clock the caller chose, with the clock's type erased so
 /// that one slow path serves every clock.
 ///
@@ -13,14 +15,24 @@ struct WaitDeadline: Sendable {
     private let clock: Kind
 
     private enum Kind: Sendable {
-        case continuous(ContinuousClock.Instant)
+        /// A deadline on `ContinuousClock`, in ``ContinuousNanoseconds``: an integer, so that a
+        /// wait carries and compares it as cheaply as any other.
+        case continuous(Int64)
         case other(hasPassed: @Sendable () -> Bool, sleep: @Sendable () async throws -> Void)
+    }
+
+    /// A deadline `timeout` from now on `ContinuousClock`: what every wait given a `Duration`
+    /// waits until.
+    init(timeout: Duration) {
+        self.timeout = timeout
+        let (deadline, overflow) = ContinuousNanoseconds.now.addingReportingOverflow(timeout.wholeNanoseconds)
+        self.clock = .continuous(overflow ? (timeout < .zero ? .min : .max) : deadline)
     }
 
     init<C: Clock>(_ deadline: C.Instant, clock: C, timeout: Duration?) {
         self.timeout = timeout ?? (clock.now.duration(to: deadline) as? Duration)
         if let deadline = deadline as? ContinuousClock.Instant {
-            self.clock = .continuous(deadline)
+            self.clock = .continuous(ContinuousNanoseconds.at(deadline))
         } else {
             self.clock = .other(
                 hasPassed: { clock.now >= deadline },
@@ -31,7 +43,7 @@ struct WaitDeadline: Sendable {
     /// Whether the deadline has come.
     var hasPassedNow: Bool {
         switch clock {
-        case .continuous(let deadline): ContinuousClock.now >= deadline
+        case .continuous(let deadline): ContinuousNanoseconds.now >= deadline
         case .other(let hasPassed, _): hasPassed()
         }
     }
@@ -39,64 +51,98 @@ struct WaitDeadline: Sendable {
     /// Sleeps on the clock until the deadline; throws `CancellationError` if cancelled first.
     func sleepUntilDeadline() async throws {
         switch clock {
-        case .continuous(let deadline): try await ContinuousClock().sleep(until: deadline, tolerance: nil)
+        case .continuous(let deadline):
+            try await ContinuousClock().sleep(until: ContinuousNanoseconds.instant(deadline), tolerance: nil)
         case .other(_, let sleep): try await sleep()
         }
     }
 
-    /// Starts the timer: `expire` runs once the deadline has come, unless the timer is disarmed
-    /// first.
-    func arm(_ expire: @escaping @Sendable () -> Void) -> ArmedTimer {
+    /// Arms the timer of the waiter with this ID: when the deadline comes, it takes the waiter out
+    /// of `owner`'s queue, unless it is disarmed first.
+    func armTimer(owner: any TimedWaiterOwner, id: UInt64) -> WaitTimer {
         switch clock {
         case .continuous(let deadline):
-            return .shared(DeadlineTimers.shared.arm(deadline, expire))
+            let timer = WaitTimer(deadline: deadline, owner: owner, id: id)
+            DeadlineTimers.shared.arm(timer)
+            return timer
         case .other(_, let sleep):
-            return .task(
-                Task {
-                    do { try await sleep() } catch { return }
-                    expire()
-                })
+            let timer = WaitTimer(deadline: .max, owner: owner, id: id)
+            timer.sleeper = Task {
+                do { try await sleep() } catch { return }
+                timer.fire()
+            }
+            return timer
         }
     }
 }
 
-/// The timer of a waiting task, to disarm when its wait ends.
-enum ArmedTimer {
-    case shared(DeadlineTimers.Token)
-    case task(Task<Void, Never>)
-
-    func disarm() {
-        switch self {
-        case .shared(let token): DeadlineTimers.shared.disarm(token)
-        case .task(let task): task.cancel()
-        }
-    }
+/// A primitive whose timed waiters a timer can take out of its queue.
+protocol TimedWaiterOwner: WaiterOwner {
+    /// Takes out the waiter with this ID, whose time is up, under ``WaiterOwner/mutex``: the
+    /// transition a cancellation uses. Returns its continuation, to resume, if it was queued.
+    func withdrawTimedOut(id: UInt64) -> UnsafeContinuation<Void, Never>?
 }
 
-/// Whether a timed waiter's deadline has come: set by its timer under the primitive's mutex, and
-/// read under it when the waiter queues, so that a timer that fires before the waiter has queued
-/// still ends the wait (the waiter then does not queue at all).
-final class WaitExpiry {
-    /// Guarded by the primitive's mutex.
+/// The timer of one timed wait, and whether it has fired: the one object a wait that suspends
+/// allocates for its deadline.
+///
+/// On `ContinuousClock` it is an entry of ``DeadlineTimers``; on another clock a task sleeps on
+/// that clock and fires it. Either way ``disarm()`` stops it when the wait ends.
+final class WaitTimer: DeadlineTimer, @unchecked Sendable {  // see each property
+    /// Whether the deadline has come: set when the timer fires, under the owner's mutex, and
+    /// read under it when the waiter queues, so that a timer that fires before the waiter has
+    /// queued still ends the wait (the waiter then does not queue at all).
     var expired = false
+    private let owner: any TimedWaiterOwner
+    private let id: UInt64
+    /// The task sleeping on a clock other than `ContinuousClock`: set when the timer is armed
+    /// and read when it is disarmed, both by the waiting task.
+    fileprivate var sleeper: Task<Void, Never>?
+
+    init(deadline: Int64, owner: any TimedWaiterOwner, id: UInt64) {
+        self.owner = owner
+        self.id = id
+        super.init(deadline: deadline)
+    }
+
+    /// The deadline has come: marks the wait expired and takes the waiter out of the queue,
+    /// resuming it.
+    override func fire() {
+        owner.mutex.lock()
+        expired = true
+        let waiter = owner.withdrawTimedOut(id: id)
+        owner.mutex.unlock()
+        waiter?.resume()
+    }
+
+    /// Stops the timer when the wait ends: it will not fire, unless it is firing or has fired.
+    func disarm() {
+        if let sleeper {
+            sleeper.cancel()
+        } else {
+            DeadlineTimers.shared.disarm(self)
+        }
+    }
 }
 
-// `expired` is guarded by the mutex of the primitive that created it.
-extension WaitExpiry: @unchecked Sendable {}
+/// Instants of `ContinuousClock` as whole nanoseconds from a fixed instant of the process:
+/// integers, which the timed waits and ``DeadlineTimers`` compare and move without the calls
+/// that the clock's own (resilient) instant type costs. Saturating at the bounds of `Int64`
+/// (about ±292 years from the process's start), so a timeout of any length is a deadline.
+enum ContinuousNanoseconds {
+    /// The instant that is zero.
+    static let origin = ContinuousClock.now
 
-extension WaiterOwner {
-    /// Arms the timer of a waiter: when `deadline` comes it marks `expiry` and, under ``mutex``,
-    /// takes the waiter out with `withdraw` (the transition a cancellation uses), resuming it.
-    func armTimer(
-        _ deadline: WaitDeadline, expiry: WaitExpiry,
-        withdraw: @escaping @Sendable () -> UnsafeContinuation<Void, Never>?
-    ) -> ArmedTimer {
-        deadline.arm { [self] in
-            mutex.lock()
-            expiry.expired = true
-            let waiter = withdraw()
-            mutex.unlock()
-            waiter?.resume()
-        }
+    /// Now.
+    static var now: Int64 { at(.now) }
+
+    /// `instant` on this scale.
+    static func at(_ instant: ContinuousClock.Instant) -> Int64 {
+        origin.duration(to: instant).wholeNanoseconds
+    }
+
+    /// The instant that is `nanoseconds` on this scale.
+    static func instant(_ nanoseconds: Int64) -> ContinuousClock.Instant {
+        origin.advanced(by: .nanoseconds(nanoseconds))
     }
 }
