@@ -51,6 +51,7 @@ extension Sequence where Element: Sendable {
     /// - Precondition: `maxConcurrency >= 1`.
     /// - Complexity: O(*n*) calls and memory for the results; at most `maxConcurrency` child
     ///   tasks at once.
+    @inlinable
     public func concurrentMap<T: Sendable>(
         maxConcurrency: Int,
         isolation: isolated (any Actor)? = #isolation,
@@ -102,6 +103,7 @@ extension Sequence where Element: Sendable {
     /// - Precondition: `maxConcurrency >= 1`.
     /// - Complexity: O(*n*) calls and memory for the results; at most `maxConcurrency` child
     ///   tasks at once.
+    @inlinable
     public func concurrentCompactMap<T: Sendable>(
         maxConcurrency: Int,
         isolation: isolated (any Actor)? = #isolation,
@@ -164,6 +166,7 @@ extension Sequence where Element: Sendable {
     ///   cancelled before the end of the sequence was reached.
     /// - Precondition: `maxConcurrency >= 1`.
     /// - Complexity: O(*n*) calls; O(`maxConcurrency`) memory.
+    @inlinable
     public func concurrentForEach(
         maxConcurrency: Int,
         isolation: isolated (any Actor)? = #isolation,
@@ -178,13 +181,15 @@ extension Sequence where Element: Sendable {
     }
 
     /// Stops with a message naming the method and the value when `width` is less than 1.
-    private func checkWidth(_ width: Int, _ method: StaticString) {
+    @usableFromInline
+    func checkWidth(_ width: Int, _ method: StaticString) {
         precondition(width >= 1, "\(method): maxConcurrency must be at least 1 (got \(width))")
     }
 
     /// Runs `body` over the elements one after the other in the calling task: width 1 needs no
     /// child task. Cancellation is checked before each pull, as in `runConcurrently`.
-    private func runOneAtATime(
+    @inlinable
+    func runOneAtATime(
         isolation: isolated (any Actor)?, _ body: (Element) async throws -> Void
     ) async throws {
         var iterator = makeIterator()
@@ -201,7 +206,8 @@ extension Sequence where Element: Sendable {
     /// The group is seeded with `width` elements; each finished call makes room for the next
     /// element, pulled only then. The first error cancels the other children, and is thrown once
     /// they have all ended.
-    private func runConcurrently<Result: Sendable>(
+    @inlinable
+    func runConcurrently<Result: Sendable>(
         width: Int,
         isolation: isolated (any Actor)?,
         _ body: @escaping @Sendable (Element) async throws -> Result,
