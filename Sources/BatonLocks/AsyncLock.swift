@@ -65,6 +65,9 @@ public final class AsyncLock {
     @usableFromInline @exclusivity(unchecked) var holderSite: (file: StaticString, line: UInt) = ("", 0)
     /// Never changes after init; needs no lock.
     let identity: LockIdentity
+    /// The IDs under which waiters queue, so that a cancellation handler or a timer can find its
+    /// waiter. Atomic; needs no lock.
+    private let lastID = UnsafeAtomic<UInt64>.create(0)
 
     /// Creates an unlocked lock.
     ///
@@ -84,6 +87,7 @@ public final class AsyncLock {
     deinit {
         LockTracking.forget(self)
         word.destroy()
+        lastID.destroy()
         mutex.deallocate()
     }
 
@@ -155,17 +159,15 @@ public final class AsyncLock {
         if flags & LockDiagnostics.orderBit != 0 {
             AsyncLockTracking.checkOrder(ObjectIdentifier(self), identity, file: file, line: line)
         }
-        mutex.lock()
-        let acquire = machine.acquire(owner)
-        mutex.unlock()
-        switch acquire {
+        switch AsyncLockStateMachine.acquire(owner, word: word) {
         case .acquired:
             if flags & LockDiagnostics.statisticsBit != 0 { identity.counters?.record(contendedFor: nil) }
         case .reentered:
             throw AsyncLockError(
                 code: .reentry, lock: identity.description, firstTakenAt: SourceSite(holderSite.file, holderSite.line),
                 takenAt: SourceSite(file, line))
-        case .wait(let id):
+        case .wait:
+            let id = lastID.loadThenWrappingIncrement(ordering: .relaxed)
             let counted = flags & LockDiagnostics.statisticsBit != 0
             let start: ContinuousClock.Instant? = counted ? .now : nil
             try await suspend(owner, id: id, deadline: deadline, isolation: isolation)

@@ -97,10 +97,9 @@ struct AsyncLockStateMachine {
     /// it: a waiter of no higher priority then donates without asking the runtime again. Kept
     /// only while the word carries ``AsyncLockWord/waitersBit`` (the holder can change without
     /// the mutex otherwise), `nil` the rest of the time.
-    private var holderPriority: TaskPriority?
+    private var holderPriority: Priority?
     /// How many queued waiters have each priority: the highest is donated to each new holder.
     private var waitingPriorities = PriorityCounts()
-    private var lastID: UInt64 = 0
 
     init(word: AsyncLockWord) {
         self.word = word
@@ -113,22 +112,24 @@ struct AsyncLockStateMachine {
         case acquired
         /// The calling task holds the lock already.
         case reentered
-        /// Another task holds it: queue under this ID.
-        case wait(id: UInt64)
+        /// Another task holds it: queue.
+        case wait
     }
 
-    mutating func acquire(_ owner: Owner) -> Acquire {
+    /// Takes the lock if it is free, or says why not. Needs no mutex: it reads and changes only
+    /// the word, as the fast path does. The re-entry check is exact without one: if the word
+    /// names the calling task, only that task can change it; if it does not, it cannot come to
+    /// name it meanwhile (the lock is handed only to queued waiters, and the caller is not one).
+    /// `holderPriority` needs no reset: it is `nil` whenever the word is free.
+    static func acquire(_ owner: Owner, word: AsyncLockWord) -> Acquire {
         while true {
             let holder = word.holder
             if holder == 0 {
                 // A fast path may take it first; then look again.
                 guard word.tryTake(owner.taskBits) else { continue }
-                holderPriority = nil
                 return .acquired
             }
-            if holder == owner.taskBits { return .reentered }
-            lastID &+= 1
-            return .wait(id: lastID)
+            return holder == owner.taskBits ? .reentered : .wait
         }
     }
 
@@ -174,7 +175,8 @@ struct AsyncLockStateMachine {
             }
             held = word.atomic.load(ordering: .acquiring)
         }
-        waiters.append(continuation, id: id, Waiting(owner: owner, priority: Priority(priority)))
+        let priority = Priority(priority)
+        waiters.append(continuation, id: id, Waiting(owner: owner, priority: priority))
         waitingPriorities.add(priority)
         return .wait(donating: donation(priority))
     }
@@ -196,14 +198,14 @@ struct AsyncLockStateMachine {
             word.atomic.store(0, ordering: .releasing)
             return .free
         }
-        waitingPriorities.remove(next.info.priority.taskPriority)
+        waitingPriorities.remove(next.info.priority)
         guard waiters.count > 0 else {
             // No one left behind it: the new holder may release on the fast path.
             holderPriority = nil
             word.atomic.store(next.info.owner.taskBits, ordering: .releasing)
             return .handOver(next.continuation, donating: nil)
         }
-        holderPriority = next.info.priority.taskPriority
+        holderPriority = next.info.priority
         word.atomic.store(next.info.owner.taskBits | AsyncLockWord.waitersBit, ordering: .releasing)
         return .handOver(next.continuation, donating: waitingPriorities.highest.flatMap(donation))
     }
@@ -213,7 +215,7 @@ struct AsyncLockStateMachine {
     /// - Returns: The continuation to resume (its outcome recorded).
     mutating func cancel(id: UInt64) -> Continuation? {
         guard let waiter = waiters.remove(id: id, with: false) else { return nil }
-        waitingPriorities.remove(waiter.info.priority.taskPriority)
+        waitingPriorities.remove(waiter.info.priority)
         return waiter.continuation
     }
 
@@ -224,29 +226,29 @@ struct AsyncLockStateMachine {
 
     /// The holder's task now runs at `priority`, as the caller read or raised it for a donation.
     mutating func donated(holderPriority priority: TaskPriority) {
-        holderPriority = priority
+        holderPriority = Priority(priority)
     }
 
     /// The priority a waiter of `priority` is to donate to the holder: `nil` if the holder is
     /// known to run at least that high. Donating raises a low-priority holder that a
     /// high-priority task waits for, so that medium-priority work does not starve it.
-    private func donation(_ priority: TaskPriority) -> Priority? {
-        if let known = holderPriority, known >= priority { return nil }
+    private func donation(_ priority: Priority) -> Priority? {
+        if let known = holderPriority, known.rawValue >= priority.rawValue { return nil }
         guard word.holder != 0 else { return nil }
-        return Priority(priority)
+        return priority
     }
 }
 
 /// How many waiters have each priority: a handful of distinct priorities at most, so a short
 /// sorted array.
 struct PriorityCounts {
-    private var counts: [(priority: TaskPriority, count: Int)] = []
+    private var counts: [(priority: AsyncLockStateMachine.Priority, count: Int)] = []
 
-    var highest: TaskPriority? { counts.last?.priority }
+    var highest: AsyncLockStateMachine.Priority? { counts.last?.priority }
 
-    mutating func add(_ priority: TaskPriority) {
-        if let index = counts.firstIndex(where: { $0.priority >= priority }) {
-            if counts[index].priority == priority {
+    mutating func add(_ priority: AsyncLockStateMachine.Priority) {
+        if let index = counts.firstIndex(where: { $0.priority.rawValue >= priority.rawValue }) {
+            if counts[index].priority.rawValue == priority.rawValue {
                 counts[index].count += 1
             } else {
                 counts.insert((priority, 1), at: index)
@@ -256,8 +258,8 @@ struct PriorityCounts {
         }
     }
 
-    mutating func remove(_ priority: TaskPriority) {
-        guard let index = counts.firstIndex(where: { $0.priority == priority }) else { return }
+    mutating func remove(_ priority: AsyncLockStateMachine.Priority) {
+        guard let index = counts.firstIndex(where: { $0.priority.rawValue == priority.rawValue }) else { return }
         counts[index].count -= 1
         if counts[index].count == 0 { counts.remove(at: index) }
     }

@@ -24,8 +24,13 @@ struct Waiters<Outcome, Info> {
     }
 
     private var queue = WaiterQueue<Waiter>()
-    /// The outcome of each resumed waiter, until it takes it.
-    private var outcomes: [UInt64: Outcome] = [:]
+    /// The outcome of each resumed waiter, until it takes it: the first few in a small array,
+    /// searched without hashing (a waiter usually takes its outcome before the next is resumed),
+    /// the rest (when many are resumed at once) in `moreOutcomes`.
+    private var outcomes: [(id: UInt64, outcome: Outcome)] = []
+    private var moreOutcomes: [UInt64: Outcome] = [:]
+    /// How many outcomes `outcomes` holds at most.
+    private static var inlineOutcomes: Int { 8 }
 
     /// The waiters still queued.
     var count: Int { queue.count }
@@ -43,21 +48,21 @@ struct Waiters<Outcome, Info> {
     /// Records `outcome` for a waiter that is not queued (it is to be resumed as soon as it
     /// suspends) and returns its continuation.
     mutating func resolve(_ continuation: Continuation, id: UInt64, with outcome: Outcome) -> Continuation {
-        outcomes[id] = outcome
+        record(outcome, id: id)
         return continuation
     }
 
     /// Takes the waiter that arrived first out, with `outcome`; `nil` if none is queued.
     mutating func removeFirst(with outcome: Outcome) -> Waiter? {
         guard let waiter = queue.popFirst() else { return nil }
-        outcomes[waiter.id] = outcome
+        record(outcome, id: waiter.id)
         return waiter
     }
 
     /// Takes the waiter with this ID out, with `outcome`; `nil` if it is no longer queued.
     mutating func remove(id: UInt64, with outcome: Outcome) -> Waiter? {
         guard let waiter = queue.remove(id: id) else { return nil }
-        outcomes[id] = outcome
+        record(outcome, id: id)
         return waiter
     }
 
@@ -73,7 +78,18 @@ struct Waiters<Outcome, Info> {
 
     /// The outcome a resumed waiter was resumed for; it must have been recorded.
     mutating func takeOutcome(id: UInt64) -> Outcome {
-        outcomes.removeValue(forKey: id)!
+        if let index = outcomes.firstIndex(where: { $0.id == id }) {
+            return outcomes.swapRemove(at: index).outcome
+        }
+        return moreOutcomes.removeValue(forKey: id)!
+    }
+
+    private mutating func record(_ outcome: Outcome, id: UInt64) {
+        if outcomes.count < Self.inlineOutcomes {
+            outcomes.append((id, outcome))
+        } else {
+            moreOutcomes[id] = outcome
+        }
     }
 }
 
@@ -120,5 +136,13 @@ extension WaiterOwner {
         mutex.lock()
         defer { mutex.unlock() }
         return takeOutcome()
+    }
+}
+
+extension Array {
+    /// Removes the element at `index` by moving the last one into its place: O(1), order not kept.
+    fileprivate mutating func swapRemove(at index: Int) -> Element {
+        swapAt(index, count - 1)
+        return removeLast()
     }
 }
