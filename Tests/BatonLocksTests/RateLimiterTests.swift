@@ -300,7 +300,12 @@ struct RateLimiterTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             try? await RateLimiter(permits: 1, per: .seconds(1), burst: 2, clock: TestClock()).acquire(3)
         }
+        #if DEBUG
+        // An optimised precondition stops the process without its message.
         #expect(standardError(of: result).contains("3 permits could never be granted: the bucket holds at most 2"))
+        #else
+        _ = result
+        #endif
         await #expect(processExitsWith: .failure) {
             _ = RateLimiter(permits: 1, per: .seconds(1), burst: 2, clock: TestClock()).tryAcquire(3)
         }
