@@ -33,6 +33,7 @@ final class DeadlineTimers: @unchecked Sendable {  // `mutex` guards `heap` and 
         // Only instances of the tests end (the shared one lives as long as the process): their
         // source must not fire into a freed instance.
         source.cancel()
+        mutex.deallocate()
     }
 
     /// Runs `action` on the timers' queue once `deadline` has come, unless disarmed first.
