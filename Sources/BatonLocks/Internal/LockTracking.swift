@@ -11,26 +11,10 @@ enum LockTracking {
         _ lock: AnyObject, _ identity: LockIdentity, _ mode: LockHoldMode, file: StaticString,
         line: UInt, tryAcquire: () -> Bool, acquire: () -> Void
     ) {
-        let flags = LockDiagnostics.flags()
-        guard flags != 0 else { return acquire() }
-        let thread = ThreadLockState.current
-        let id = ObjectIdentifier(lock)
-        if flags & LockDiagnostics.orderBit != 0 {
-            checkReentry(thread, id, identity, mode, file, line)
-            checkOrder(thread, id, identity, file, line)
-        }
-        if flags & LockDiagnostics.statisticsBit != 0, let counters = identity.counters {
-            if tryAcquire() {
-                counters.record(contendedFor: nil)
-            } else {
-                let start = ContinuousClock.now
-                acquire()
-                counters.record(contendedFor: .now - start)
-            }
-        } else {
+        _ = trackedAcquire(lock, identity, mode, file, line, checksOrder: true, tryAcquire) {
             acquire()
+            return true
         }
-        hold(thread, id, identity, mode, file, line, flags)
     }
 
     /// Tries to take a lock through the diagnostics. A try never blocks, so it cannot deadlock
@@ -59,12 +43,24 @@ enum LockTracking {
         _ lock: AnyObject, _ identity: LockIdentity, _ mode: LockHoldMode, file: StaticString,
         line: UInt, tryAcquire: () -> Bool, acquire: () -> Bool
     ) -> Bool {
+        trackedAcquire(lock, identity, mode, file, line, checksOrder: false, tryAcquire, acquire)
+    }
+
+    /// What ``acquire(_:_:_:file:line:tryAcquire:acquire:)`` and
+    /// ``timedAcquire(_:_:_:file:line:tryAcquire:acquire:)`` share: the re-entry check (and the
+    /// order check, if `checksOrder`), the contention count and the hold. `acquire` returns
+    /// whether it took the lock; `false` (a timeout) records nothing.
+    private static func trackedAcquire(
+        _ lock: AnyObject, _ identity: LockIdentity, _ mode: LockHoldMode, _ file: StaticString, _ line: UInt,
+        checksOrder: Bool, _ tryAcquire: () -> Bool, _ acquire: () -> Bool
+    ) -> Bool {
         let flags = LockDiagnostics.flags()
         guard flags != 0 else { return acquire() }
         let thread = ThreadLockState.current
         let id = ObjectIdentifier(lock)
         if flags & LockDiagnostics.orderBit != 0 {
             checkReentry(thread, id, identity, mode, file, line)
+            if checksOrder { checkOrder(thread, id, identity, file, line) }
         }
         if flags & LockDiagnostics.statisticsBit != 0, let counters = identity.counters {
             if tryAcquire() {
