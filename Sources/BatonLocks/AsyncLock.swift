@@ -65,9 +65,6 @@ public final class AsyncLock {
     @usableFromInline @exclusivity(unchecked) var holderSite: (file: StaticString, line: UInt) = ("", 0)
     /// Never changes after init; needs no lock.
     let identity: LockIdentity
-    /// The IDs under which waiters queue, so that a cancellation handler or a timer can find its
-    /// waiter. Atomic; needs no lock.
-    private let lastID = UnsafeAtomic<UInt64>.create(0)
 
     /// Creates an unlocked lock.
     ///
@@ -87,7 +84,6 @@ public final class AsyncLock {
     deinit {
         LockTracking.forget(self)
         word.destroy()
-        lastID.destroy()
         mutex.deallocate()
     }
 
@@ -136,41 +132,54 @@ public final class AsyncLock {
 
     /// Everything ``withLock(isolation:file:line:_:)`` does beyond its fast path: cancellation,
     /// re-entry, waiting, and the diagnostics.
+    ///
+    /// With every diagnostic off, the wait is written out here rather than shared with the timed
+    /// and the diagnosed path (`withLockSlowPath(deadline:…)`): each async frame and executor
+    /// check between a handover and `body` is time the lock is held by no one, and this frame,
+    /// allocated on every contended call, holds no deadline, timer or clock reading.
     @usableFromInline
     func withLockSlowPath<Result>(
         isolation: isolated (any Actor)?, file: StaticString, line: UInt,
         _ body: () async throws -> Result
     ) async throws -> Result {
-        try await withLockSlowPath(isolation: isolation, file: file, line: line, deadline: nil, body)
+        guard baton_lock_diagnostics() == 0 else {
+            return try await withLockSlowPath(deadline: nil, isolation: isolation, file: file, line: line, body)
+        }
+        if let waiter = try beginAcquire(flags: 0, file: file, line: line) {
+            await withTaskCancellationHandler(
+                operation: {
+                    await withUnsafeContinuation(isolation: isolation) { queue(waiter, $0, timer: nil) }
+                },
+                onCancel: { withdraw(waiter) },
+                isolation: isolation)
+            try endWait(waiter, timer: nil, deadline: nil)
+        }
+        holderSite = (file, line)
+        defer { release() }
+        return try await body()
     }
 
-    /// The slow path of the untimed and the timed ``withLock(isolation:file:line:_:)``; with a
-    /// deadline, the wait for the lock (not `body`) ends with ``TimeoutError`` when it comes.
+    /// The slow path of the timed `withLock`, and of any `withLock` while a diagnostic is on:
+    /// takes the lock, waiting for it if another task holds it (with a deadline, until then),
+    /// runs `body` and releases the lock, keeping the diagnostics that are on.
     private func withLockSlowPath<Result>(
-        isolation: isolated (any Actor)?, file: StaticString, line: UInt, deadline: WaitDeadline?,
+        deadline: WaitDeadline?, isolation: isolated (any Actor)?, file: StaticString, line: UInt,
         _ body: () async throws -> Result
     ) async throws -> Result {
-        if Task.isCancelled { throw CancellationError() }
         let flags = baton_lock_diagnostics() == 0 ? 0 : LockDiagnostics.flags()
-        let owner = withUnsafeCurrentTask { task in
-            // `withLock` is async, so it always runs in a task.
-            AsyncLockStateMachine.Owner(task: task!)
-        }
-        if flags & LockDiagnostics.orderBit != 0 {
-            AsyncLockTracking.checkOrder(ObjectIdentifier(self), identity, file: file, line: line)
-        }
-        switch AsyncLockStateMachine.acquire(owner, word: word) {
-        case .acquired:
-            if flags & LockDiagnostics.statisticsBit != 0 { identity.counters?.record(contendedFor: nil) }
-        case .reentered:
-            throw AsyncLockError(
-                code: .reentry, lock: identity.description, firstTakenAt: SourceSite(holderSite.file, holderSite.line),
-                takenAt: SourceSite(file, line))
-        case .wait:
-            let id = lastID.loadThenWrappingIncrement(ordering: .relaxed)
-            let counted = flags & LockDiagnostics.statisticsBit != 0
-            let start: ContinuousClock.Instant? = counted ? .now : nil
-            try await suspend(owner, id: id, deadline: deadline, isolation: isolation)
+        if let waiter = try beginAcquire(flags: flags, file: file, line: line) {
+            if let deadline, deadline.hasPassedNow {
+                throw TimeoutError(operation: "AsyncLock.withLock", timeout: deadline.timeout)
+            }
+            let start: ContinuousClock.Instant? = flags & LockDiagnostics.statisticsBit != 0 ? .now : nil
+            let timer = deadline?.armTimer(owner: self, waiter: waiter)
+            await withTaskCancellationHandler(
+                operation: {
+                    await withUnsafeContinuation(isolation: isolation) { queue(waiter, $0, timer: timer) }
+                },
+                onCancel: { withdraw(waiter) },
+                isolation: isolation)
+            try endWait(waiter, timer: timer, deadline: deadline)
             if let start { identity.counters?.record(contendedFor: .now - start) }
         }
         holderSite = (file, line)
@@ -188,40 +197,96 @@ public final class AsyncLock {
         return try await AsyncLockTracking.$held.withValue(held, operation: body, isolation: isolation)
     }
 
-    /// The slow path of ``withLock(isolation:file:line:_:)``: queue and suspend until the lock
-    /// is handed over, the task is cancelled or (with a deadline) the time runs out.
-    private func suspend(
-        _ owner: AsyncLockStateMachine.Owner, id: UInt64, deadline: WaitDeadline?, isolation: isolated (any Actor)?
-    ) async throws {
-        if let deadline, deadline.hasPassedNow {
-            throw TimeoutError(operation: "AsyncLock.withLock", timeout: deadline.timeout)
+    // The steps of the slow paths around the wait are synchronous, not generic and never inlined:
+    // inlined into an async function, values of resilient types (`UnsafeCurrentTask`,
+    // `TaskPriority`) would each take an allocation from the task's allocator, where in a
+    // function of their own they live on the thread's stack.
+
+    /// What the slow path does before it waits: the cancellation and order checks, and a try
+    /// for the lock, which may have been freed since the fast path looked.
+    ///
+    /// - Parameter flags: The diagnostics on (``LockDiagnostics/flags()``), `0` for none.
+    /// - Returns: `nil` if the lock is the caller's now; otherwise the waiter to queue.
+    /// - Throws: `CancellationError`, or ``AsyncLockError`` if the task holds the lock already.
+    @inline(never)
+    private func beginAcquire(flags: UInt32, file: StaticString, line: UInt) throws -> AsyncLockWaiter? {
+        // `withLock` is async, so it always runs in a task.
+        let task = swift_task_getCurrent()!
+        if swift_task_isCancelled(task) { throw CancellationError() }
+        let owner = AsyncLockStateMachine.Owner(task: task)
+        if flags & LockDiagnostics.orderBit != 0 {
+            AsyncLockTracking.checkOrder(ObjectIdentifier(self), identity, file: file, line: line)
         }
-        let timer = deadline?.armTimer(owner: self, id: id)
-        let (acquired, expired) = await suspendAsWaiter(isolation: isolation) { continuation in
-            let enqueue = machine.enqueue(
-                continuation, owner: owner, priority: Task.currentPriority, id: id,
-                cancelled: Task.isCancelled || timer?.expired == true)
-            switch enqueue {
-            case .resumeNow(let now):
-                return now
-            case .wait(let donating):
-                if let donating { raiseHolder(to: donating) }
-                return nil
-            }
-        } cancel: {
-            machine.cancel(id: id)
-        } takeOutcome: {
-            (machine.takeOutcome(id: id), timer?.expired == true)
+        switch AsyncLockStateMachine.acquire(owner, word: word) {
+        case .acquired:
+            if flags & LockDiagnostics.statisticsBit != 0 { identity.counters?.record(contendedFor: nil) }
+            return nil
+        case .reentered:
+            throw AsyncLockError(
+                code: .reentry, lock: identity.description, firstTakenAt: SourceSite(holderSite.file, holderSite.line),
+                takenAt: SourceSite(file, line))
+        case .wait:
+            let priority = AsyncLockStateMachine.Priority(rawValue: UInt8(truncatingIfNeeded: swift_task_currentPriority(task)))
+            return AsyncLockWaiter(owner: owner, priority: priority)
         }
-        timer?.disarm()
+    }
+
+    /// Queues a suspending waiter, or resumes it at once if the lock was freed meanwhile, its
+    /// task is cancelled or its time is up.
+    @inline(never)
+    private func queue(_ waiter: AsyncLockWaiter, _ continuation: UnsafeContinuation<Void, Never>, timer: WaitTimer?) {
+        mutex.lock()
+        let enqueue = machine.enqueue(
+            waiter, continuation, cancelled: swift_task_isCancelled(waiter.owner.task) || timer?.expired == true)
+        switch enqueue {
+        case .resumeNow:
+            mutex.unlock()
+            continuation.resume()
+        case .wait(let donating):
+            if let donating { raiseHolder(to: donating) }
+            mutex.unlock()
+        }
+    }
+
+    /// The cancellation handler of a waiter, and what its timer does when the time is up: takes
+    /// the waiter out of the queue and resumes it, unless it was handed the lock first.
+    @inline(never)
+    private func withdraw(_ waiter: AsyncLockWaiter) {
+        mutex.lock()
+        let continuation = machine.cancel(waiter)
+        mutex.unlock()
+        continuation?.resume()
+    }
+
+    /// What a resumed waiter does: returns if it holds the lock, else throws why it does not.
+    ///
+    /// A waiter is taken out of the queue without the lock only by its cancellation handler or
+    /// its timer, so a waiter whose task is not cancelled and whose timer never fired knows it
+    /// was handed the lock without asking under the mutex; it loads the lock's word, which the
+    /// releasing task stored, and so sees everything that task did in its critical section (as
+    /// a lock's acquire must, and in a way Thread Sanitizer can see).
+    ///
+    /// - Throws: `CancellationError` if the task was cancelled before it was handed the lock (a
+    ///   lock handed to it as it was cancelled is passed on); ``TimeoutError`` if the time ran
+    ///   out first (a lock handed to it as the time ran out is kept).
+    @inline(never)
+    private func endWait(_ waiter: AsyncLockWaiter, timer: WaitTimer?, deadline: WaitDeadline?) throws {
+        let timerStopped = timer?.disarm() ?? true
+        let cancelled = swift_task_isCancelled(waiter.owner.task)
+        if timerStopped && !cancelled {
+            _ = word.atomic.load(ordering: .acquiring)
+            return
+        }
+        mutex.lock()
+        let acquired = machine.takeOutcome(waiter)
+        let expired = timer?.expired == true
+        mutex.unlock()
         if acquired {
-            // Handed the lock as the task was being cancelled: pass it on instead of running a
-            // cancelled task's critical section. Handed it as the time ran out: keep it.
-            guard Task.isCancelled else { return }
+            guard cancelled else { return }
             release()
             throw CancellationError()
         }
-        if Task.isCancelled || !expired { throw CancellationError() }
+        if cancelled || !expired { throw CancellationError() }
         throw TimeoutError(operation: "AsyncLock.withLock", timeout: deadline?.timeout)
     }
 
@@ -349,7 +414,7 @@ extension AsyncLock {
         _ body: () async throws -> Result
     ) async throws -> Result {
         try await withLockSlowPath(
-            isolation: isolation, file: file, line: line, deadline: WaitDeadline(timeout: timeout), body)
+            deadline: WaitDeadline(timeout: timeout), isolation: isolation, file: file, line: line, body)
     }
 
     /// The slow path of ``withLock(until:clock:isolation:file:line:_:)``.
@@ -359,7 +424,7 @@ extension AsyncLock {
         _ body: () async throws -> Result
     ) async throws -> Result {
         try await withLockSlowPath(
-            isolation: isolation, file: file, line: line, deadline: WaitDeadline(deadline, clock: clock, timeout: nil),
+            deadline: WaitDeadline(deadline, clock: clock, timeout: nil), isolation: isolation, file: file, line: line,
             body)
     }
 }
@@ -374,8 +439,8 @@ private func withTask<Result>(_ taskBits: UInt, _ body: (UnsafeCurrentTask) -> R
 }
 
 extension AsyncLock: TimedWaiterOwner {
-    func withdrawTimedOut(id: UInt64) -> UnsafeContinuation<Void, Never>? {
-        machine.cancel(id: id)
+    func withdrawTimedOut(_ timer: WaitTimer) -> UnsafeContinuation<Void, Never>? {
+        machine.cancel(unsafeDowncast(timer.waiter!, to: AsyncLockWaiter.self))
     }
 }
 

@@ -319,8 +319,8 @@ extension AsyncSemaphore {
 }
 
 extension AsyncSemaphore: TimedWaiterOwner {
-    func withdrawTimedOut(id: UInt64) -> UnsafeContinuation<Void, Never>? {
-        withdraw(id: id)
+    func withdrawTimedOut(_ timer: WaitTimer) -> UnsafeContinuation<Void, Never>? {
+        withdraw(id: timer.id)
     }
 }
 

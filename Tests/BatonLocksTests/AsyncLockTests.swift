@@ -109,6 +109,36 @@ struct AsyncLockTests {
         #expect(try await lock.withLock { 7 } == 7)
     }
 
+    @Test("Waiters cancelled at the front, in the middle and at the back leave the queue; the rest take the lock in order")
+    func cancelledAnywhereInTheQueue() async throws {
+        let lock = AsyncLock()
+        let gate = Gate()
+        let order = Locked<[Int]>([])
+        let holder = Task { try await lock.withLock { await gate.wait() } }
+        #expect(await waitUntil { lock.isHeld })
+        var waiters: [Task<WaitOutcome, Never>] = []
+        for index in 0..<7 {
+            waiters.append(Task { await WaitOutcome { try await lock.withLock { order.withValue { $0.append(index) } } } })
+            #expect(await waitUntil { lock.waitingCount == index + 1 })
+        }
+        // The middle first, then its new neighbour, then the front and the back.
+        for (count, index) in [3, 4, 0, 6].enumerated() {
+            waiters[index].cancel()
+            #expect(await waiters[index].value == .cancelled)
+            #expect(lock.waitingCount == 7 - count - 1)
+        }
+        // A waiter that queues after the cancellations goes behind the others.
+        waiters.append(Task { await WaitOutcome { try await lock.withLock { order.withValue { $0.append(7) } } } })
+        #expect(await waitUntil { lock.waitingCount == 4 })
+        gate.open()
+        try await holder.value
+        // Bounded: a waiter lost from the list would never be handed the lock.
+        #expect(await waitUntil { order.get().count == 4 })
+        #expect(order.get() == [1, 2, 5, 7])
+        for index in [1, 2, 5, 7] { #expect(await waiters[index].value == .ranBody) }
+        #expect(!lock.isHeld && lock.waitingCount == 0)
+    }
+
     @Test("The lock handed to a waiter that is cancelled before it runs goes on to the next waiter")
     func handedLockPassesOn() async throws {
         let lock = AsyncLock()

@@ -9,7 +9,7 @@ struct DeadlineTimersTests {
     @Test("The heap gives deadlines back earliest first, whatever is armed and disarmed", arguments: 1...5)
     func heapMatchesASortedModel(seed: UInt64) {
         var random = SplitMix64(seed: seed)
-        var heap = DeadlineHeap()
+        let heap = DeadlineHeap()
         var model: [DeadlineTimer] = []
         let order = Locked<[Int64]>([])
         for _ in 0..<2_000 {
@@ -40,7 +40,7 @@ struct DeadlineTimersTests {
 
     @Test("popFirst takes only what is due")
     func popOnlyWhatIsDue() {
-        var heap = DeadlineHeap()
+        let heap = DeadlineHeap()
         let fired = Locked<[Int64]>([])
         for deadline: Int64 in [30, 10, 20] {
             heap.insert(ActionTimer(deadline: deadline) { fired.withValue { $0.append(deadline) } })
@@ -74,6 +74,34 @@ struct DeadlineTimersTests {
         #expect(timers.armedCount == 100)
         for token in tokens { timers.disarm(token) }
         #expect(timers.armedCount == 0)
+    }
+
+    @Test("disarm says whether the timer was still armed: true before it fires, false once it has")
+    func disarmSaysWhetherItWasArmed() async {
+        let timers = DeadlineTimers()
+        let fired = Locked(false)
+        let armed = timers.arm(ContinuousClock.now.advanced(by: .seconds(60))) {}
+        #expect(timers.disarm(armed))
+        #expect(!timers.disarm(armed))
+        let due = timers.arm(ContinuousClock.now) { fired.withValue { $0 = true } }
+        #expect(await waitUntil { fired.get() })
+        #expect(!timers.disarm(due))
+        #expect(timers.armedCount == 0)
+    }
+
+    @Test("The timers' clock reads what ContinuousClock reads, on the scale deadlines are placed on")
+    func nanosecondScaleAgreesWithContinuousClock() {
+        for _ in 0..<1_000 {
+            let before = ContinuousNanoseconds.now
+            let instant = ContinuousNanoseconds.at(.now)
+            let after = ContinuousNanoseconds.now
+            // The scale's zero is read twice, once per clock, within a microsecond; the reads
+            // here are a few microseconds apart on a busy machine at most.
+            #expect(instant >= before - 1_000_000 && instant <= after + 1_000_000, "\(before) \(instant) \(after)")
+            #expect(after >= before)
+        }
+        let instant = ContinuousClock.now.advanced(by: .seconds(5))
+        #expect(ContinuousNanoseconds.instant(ContinuousNanoseconds.at(instant)) == instant)
     }
 
     @Test("A deadline already past fires at once")

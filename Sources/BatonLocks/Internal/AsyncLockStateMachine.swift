@@ -66,6 +66,14 @@ struct AsyncLockStateMachine {
         init(task: UnsafeCurrentTask) {
             taskBits = unsafeBitCast(task, to: UInt.self)
         }
+
+        /// The task at this address (`swift_task_getCurrent()`'s answer).
+        init(task: UnsafeMutableRawPointer) {
+            taskBits = UInt(bitPattern: task)
+        }
+
+        /// The task's pointer, for the runtime's calls.
+        var task: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: taskBits)! }
     }
 
     /// A priority to donate, or a waiter's. Raw, so that what holds one has a fixed layout:
@@ -78,21 +86,23 @@ struct AsyncLockStateMachine {
             rawValue = priority.rawValue
         }
 
-        var taskPriority: TaskPriority { TaskPriority(rawValue: rawValue) }
-    }
+        init(rawValue: UInt8) {
+            self.rawValue = rawValue
+        }
 
-    /// What the machine keeps about a queued waiter.
-    private struct Waiting {
-        let owner: Owner
-        let priority: Priority
+        var taskPriority: TaskPriority { TaskPriority(rawValue: rawValue) }
     }
 
     /// Who holds the lock. The fast paths change it without the mutex, but only from free to
     /// held and, without ``AsyncLockWord/waitersBit``, back.
     let word: AsyncLockWord
-    /// The tasks waiting for the lock, and what each resumed one was resumed for (`true`: it
-    /// holds the lock; `false`: cancelled).
-    private var waiters = Waiters<Bool, Waiting>()
+    /// The tasks waiting for the lock, first to arrive first: a list through the waiters
+    /// themselves, so that queuing, handing over and taking a cancelled waiter out each change
+    /// a few references and look nothing up.
+    private var first: AsyncLockWaiter?
+    /// The last waiter in the list: its predecessor's `next` (or `first`) keeps it.
+    private unowned(unsafe) var last: AsyncLockWaiter?
+    private(set) var waitingCount = 0
     /// The holder's priority as last read or raised by a donation, `nil` until a waiter needs
     /// it: a waiter of no higher priority then donates without asking the runtime again. Kept
     /// only while the word carries ``AsyncLockWord/waitersBit`` (the holder can change without
@@ -104,8 +114,6 @@ struct AsyncLockStateMachine {
     init(word: AsyncLockWord) {
         self.word = word
     }
-
-    var waitingCount: Int { waiters.count }
 
     enum Acquire {
         /// The lock was free and is now the caller's.
@@ -146,22 +154,24 @@ struct AsyncLockStateMachine {
     /// Queues a waiter that found the lock held, unless the situation changed meanwhile; its
     /// priority is to be donated to the holder.
     ///
-    /// - Parameter cancelled: Whether the waiter's task is cancelled; read under the mutex, so a
-    ///   cancellation handler that runs later finds the waiter queued.
+    /// - Parameter cancelled: Whether the waiter's task is cancelled (or its time is up); read
+    ///   under the mutex, so a cancellation handler or a timer that runs later finds the waiter
+    ///   queued.
     mutating func enqueue(
-        _ continuation: Continuation, owner: Owner, priority: TaskPriority, id: UInt64, cancelled: Bool
+        _ waiter: AsyncLockWaiter, _ continuation: Continuation, cancelled: Bool
     ) -> Enqueue {
         var held = word.atomic.load(ordering: .acquiring)
         while true {
             if held == 0 {
                 // Released between `acquire` and now; a release hands the lock to the first
                 // waiter, so no one is queued ahead.
-                if word.tryTake(owner.taskBits) {
+                if word.tryTake(waiter.owner.taskBits) {
                     holderPriority = nil
-                    return .resumeNow(waiters.resolve(continuation, id: id, with: true))
+                    return .resumeNow(continuation)
                 }
             } else if cancelled {
-                return .resumeNow(waiters.resolve(continuation, id: id, with: false))
+                waiter.withdrawn = true
+                return .resumeNow(continuation)
             } else if held & AsyncLockWord.waitersBit != 0 {
                 break
             } else {
@@ -175,10 +185,26 @@ struct AsyncLockStateMachine {
             }
             held = word.atomic.load(ordering: .acquiring)
         }
-        let priority = Priority(priority)
-        waiters.append(continuation, id: id, Waiting(owner: owner, priority: priority))
-        waitingPriorities.add(priority)
-        return .wait(donating: donation(priority))
+        waiter.continuation = continuation
+        waiter.isQueued = true
+        waiter.previous = last
+        if let last { last.next = waiter } else { first = waiter }
+        last = waiter
+        waitingCount += 1
+        waitingPriorities.add(waiter.priority)
+        return .wait(donating: donation(waiter.priority))
+    }
+
+    /// Takes a queued waiter out of the list.
+    private mutating func unlink(_ waiter: AsyncLockWaiter) {
+        let next = waiter.next
+        if let previous = waiter.previous { previous.next = next } else { first = next }
+        if let next { next.previous = waiter.previous } else { last = waiter.previous }
+        waiter.next = nil
+        waiter.previous = nil
+        waiter.isQueued = false
+        waitingCount -= 1
+        waitingPriorities.remove(waiter.priority)
     }
 
     enum Release {
@@ -193,35 +219,39 @@ struct AsyncLockStateMachine {
     /// Releases the lock, when its word says a task waits (or waited): hands it to the first
     /// waiter, or frees it.
     mutating func release() -> Release {
-        guard let next = waiters.removeFirst(with: true) else {
+        guard let next = first else {
             holderPriority = nil
             word.atomic.store(0, ordering: .releasing)
             return .free
         }
-        waitingPriorities.remove(next.info.priority)
-        guard waiters.count > 0 else {
+        unlink(next)
+        let continuation = next.continuation.take()!
+        guard waitingCount > 0 else {
             // No one left behind it: the new holder may release on the fast path.
             holderPriority = nil
-            word.atomic.store(next.info.owner.taskBits, ordering: .releasing)
-            return .handOver(next.continuation, donating: nil)
+            word.atomic.store(next.owner.taskBits, ordering: .releasing)
+            return .handOver(continuation, donating: nil)
         }
-        holderPriority = next.info.priority
-        word.atomic.store(next.info.owner.taskBits | AsyncLockWord.waitersBit, ordering: .releasing)
-        return .handOver(next.continuation, donating: waitingPriorities.highest.flatMap(donation))
+        holderPriority = next.priority
+        word.atomic.store(next.owner.taskBits | AsyncLockWord.waitersBit, ordering: .releasing)
+        return .handOver(continuation, donating: waitingPriorities.highest.flatMap(donation))
     }
 
-    /// Takes a cancelled waiter out; `nil` if it was already handed the lock (or never queued).
+    /// Takes a cancelled waiter, or one whose time ran out, out; `nil` if it was already handed
+    /// the lock (or never queued).
     ///
     /// - Returns: The continuation to resume (its outcome recorded).
-    mutating func cancel(id: UInt64) -> Continuation? {
-        guard let waiter = waiters.remove(id: id, with: false) else { return nil }
-        waitingPriorities.remove(waiter.info.priority)
-        return waiter.continuation
+    mutating func cancel(_ waiter: AsyncLockWaiter) -> Continuation? {
+        guard waiter.isQueued else { return nil }
+        unlink(waiter)
+        waiter.withdrawn = true
+        return waiter.continuation.take()
     }
 
-    /// The outcome a resumed waiter was resumed for: `true` if it holds the lock.
-    mutating func takeOutcome(id: UInt64) -> Bool {
-        waiters.takeOutcome(id: id)
+    /// The outcome a resumed waiter was resumed for: `true` if it holds the lock. Asked by a
+    /// waiter that may have been withdrawn (its task is cancelled, or its timer fired).
+    func takeOutcome(_ waiter: AsyncLockWaiter) -> Bool {
+        !waiter.withdrawn
     }
 
     /// The holder's task now runs at `priority`, as the caller read or raised it for a donation.
@@ -236,6 +266,27 @@ struct AsyncLockStateMachine {
         if let known = holderPriority, known.rawValue >= priority.rawValue { return nil }
         guard word.holder != 0 else { return nil }
         return priority
+    }
+}
+
+/// A task waiting for an ``AsyncLock``: its node in the lock's queue, made when it finds the
+/// lock held and kept by the waiting task (and, while it is queued, by the queue). Every `var`
+/// is guarded by the lock's mutex.
+final class AsyncLockWaiter: @unchecked Sendable {  // every `var` is guarded by the lock's mutex
+    let owner: AsyncLockStateMachine.Owner
+    let priority: AsyncLockStateMachine.Priority
+    /// Set when the waiter queues, taken when it is taken out.
+    var continuation: UnsafeContinuation<Void, Never>?
+    var next: AsyncLockWaiter?
+    /// The waiter ahead, which keeps this one through its `next`.
+    unowned(unsafe) var previous: AsyncLockWaiter?
+    var isQueued = false
+    /// Whether it was resumed without the lock: cancelled, or its time ran out.
+    var withdrawn = false
+
+    init(owner: AsyncLockStateMachine.Owner, priority: AsyncLockStateMachine.Priority) {
+        self.owner = owner
+        self.priority = priority
     }
 }
 

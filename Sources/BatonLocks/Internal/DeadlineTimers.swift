@@ -15,9 +15,8 @@ final class DeadlineTimers: @unchecked Sendable {  // `mutex` guards `heap` and 
     static let shared = DeadlineTimers()
 
     private let mutex = PlatformMutex()
-    /// Guarded by `mutex`, as `scheduledFor`: the mutex, not the runtime's exclusivity check, keeps
-    /// accesses apart.
-    @exclusivity(unchecked) private var heap = DeadlineHeap()
+    /// Guarded by `mutex`, as `scheduledFor`.
+    private let heap = DeadlineHeap()
     /// The deadline the source is set for (in ``ContinuousNanoseconds``), `nil` when it is not set.
     @exclusivity(unchecked) private var scheduledFor: Int64?
     private let queue = DispatchQueue(label: "Baton.DeadlineTimers")
@@ -58,10 +57,15 @@ final class DeadlineTimers: @unchecked Sendable {  // `mutex` guards `heap` and 
     }
 
     /// Disarms a timer: it will not fire, unless it is firing or has fired already.
-    func disarm(_ timer: DeadlineTimer) {
+    ///
+    /// - Returns: `true` if the timer was still armed, so it never fires; `false` if it is
+    ///   firing or has fired (or was never armed).
+    @discardableResult
+    func disarm(_ timer: DeadlineTimer) -> Bool {
         mutex.lock()
-        heap.remove(timer)
+        let wasArmed = heap.remove(timer)
         mutex.unlock()
+        return wasArmed
     }
 
     /// The timers armed now (for tests).
@@ -123,47 +127,74 @@ final class ActionTimer: DeadlineTimer, @unchecked Sendable {
 /// so that a timer disarmed before its deadline (the common case) leaves in O(log n), without a
 /// lookup.
 ///
+/// Each entry keeps its deadline beside the timer, so that sifting compares integers in the array
+/// and touches no timer but to tell it its new place; the heap keeps each armed timer alive with
+/// one retain, taken when it is armed and given back when it leaves, rather than with a retain
+/// and a release at every move.
+///
 /// Pure state, not thread-safe: it lives under ``DeadlineTimers``'s mutex, which also guards each
-/// timer's place.
-struct DeadlineHeap {
-    private var entries: [DeadlineTimer] = []
+/// timer's place. A class, so that a heap that ends gives back the retains of the timers still
+/// in it.
+final class DeadlineHeap {
+    private struct Entry {
+        let deadline: Int64
+        let timer: Unmanaged<DeadlineTimer>
+    }
+
+    /// Guarded by the owner's mutex, not by the runtime's exclusivity check.
+    @exclusivity(unchecked) private var entries: [Entry] = []
+
+    init() {}
+
+    deinit {
+        for entry in entries { entry.timer.release() }
+    }
 
     var count: Int { entries.count }
 
     /// The earliest deadline armed, if any.
     var earliest: Int64? { entries.first?.deadline }
 
-    mutating func insert(_ timer: DeadlineTimer) {
+    func insert(_ timer: DeadlineTimer) {
         precondition(timer.index == nil, "DeadlineHeap: a timer that is armed was armed again")
-        entries.append(timer)
+        entries.append(Entry(deadline: timer.deadline, timer: .passRetained(timer)))
         timer.index = entries.count - 1
         siftUp(entries.count - 1)
     }
 
-    /// Takes the timer out, if it is still armed.
-    mutating func remove(_ timer: DeadlineTimer) {
-        guard let index = timer.index else { return }
-        timer.index = nil
+    /// Takes the timer out, if it is still armed; returns whether it was.
+    @discardableResult
+    func remove(_ timer: DeadlineTimer) -> Bool {
+        guard let index = timer.index else { return false }
+        // The caller holds `timer`, so giving back the heap's retain does not end it here.
+        removeEntry(at: index).release()
+        return true
+    }
+
+    /// Takes out the earliest timer if its deadline is at or before `now`.
+    func popFirst(dueBy now: Int64) -> DeadlineTimer? {
+        guard let first = entries.first, first.deadline <= now else { return nil }
+        return removeEntry(at: 0).takeRetainedValue()
+    }
+
+    /// Takes the entry at `index` out, and returns its timer with the heap's retain.
+    private func removeEntry(at index: Int) -> Unmanaged<DeadlineTimer> {
+        let timer = entries[index].timer
+        timer._withUnsafeGuaranteedRef { $0.index = nil }
         let last = entries.count - 1
         if index != last {
             entries.swapAt(index, last)
-            entries[index].index = index
+            place(index)
         }
         entries.removeLast()
         if index < entries.count {
             siftDown(index)
             siftUp(index)
         }
+        return timer
     }
 
-    /// Takes out the earliest timer if its deadline is at or before `now`.
-    mutating func popFirst(dueBy now: Int64) -> DeadlineTimer? {
-        guard let first = entries.first, first.deadline <= now else { return nil }
-        remove(first)
-        return first
-    }
-
-    private mutating func siftUp(_ start: Int) {
+    private func siftUp(_ start: Int) {
         var child = start
         while child > 0 {
             let parent = (child - 1) / 2
@@ -173,7 +204,7 @@ struct DeadlineHeap {
         }
     }
 
-    private mutating func siftDown(_ start: Int) {
+    private func siftDown(_ start: Int) {
         var parent = start
         while true {
             let left = 2 * parent + 1
@@ -187,9 +218,14 @@ struct DeadlineHeap {
         }
     }
 
-    private mutating func swap(_ a: Int, _ b: Int) {
+    private func swap(_ a: Int, _ b: Int) {
         entries.swapAt(a, b)
-        entries[a].index = a
-        entries[b].index = b
+        place(a)
+        place(b)
+    }
+
+    /// Tells the timer at `index` its place.
+    private func place(_ index: Int) {
+        entries[index].timer._withUnsafeGuaranteedRef { $0.index = index }
     }
 }

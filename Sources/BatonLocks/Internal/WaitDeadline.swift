@@ -1,5 +1,13 @@
 import BatonInternals
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The deadline of a timed wait, on the clock the caller chose, with the clock's type erased so
 /// that one slow path serves every clock.
 ///
@@ -57,16 +65,16 @@ struct WaitDeadline: Sendable {
         }
     }
 
-    /// Arms the timer of the waiter with this ID: when the deadline comes, it takes the waiter out
-    /// of `owner`'s queue, unless it is disarmed first.
-    func armTimer(owner: any TimedWaiterOwner, id: UInt64) -> WaitTimer {
+    /// Arms the timer of a waiter, known to `owner` by its ID or as an object: when the deadline
+    /// comes, it takes the waiter out of `owner`'s queue, unless it is disarmed first.
+    func armTimer(owner: any TimedWaiterOwner, id: UInt64 = 0, waiter: AnyObject? = nil) -> WaitTimer {
         switch clock {
         case .continuous(let deadline):
-            let timer = WaitTimer(deadline: deadline, owner: owner, id: id)
+            let timer = WaitTimer(deadline: deadline, owner: owner, id: id, waiter: waiter)
             DeadlineTimers.shared.arm(timer)
             return timer
         case .other(_, let sleep):
-            let timer = WaitTimer(deadline: .max, owner: owner, id: id)
+            let timer = WaitTimer(deadline: .max, owner: owner, id: id, waiter: waiter)
             timer.sleeper = Task {
                 do { try await sleep() } catch { return }
                 timer.fire()
@@ -78,9 +86,9 @@ struct WaitDeadline: Sendable {
 
 /// A primitive whose timed waiters a timer can take out of its queue.
 protocol TimedWaiterOwner: WaiterOwner {
-    /// Takes out the waiter with this ID, whose time is up, under ``WaiterOwner/mutex``: the
+    /// Takes out the waiter of this timer, whose time is up, under ``WaiterOwner/mutex``: the
     /// transition a cancellation uses. Returns its continuation, to resume, if it was queued.
-    func withdrawTimedOut(id: UInt64) -> UnsafeContinuation<Void, Never>?
+    func withdrawTimedOut(_ timer: WaitTimer) -> UnsafeContinuation<Void, Never>?
 }
 
 /// The timer of one timed wait, and whether it has fired: the one object a wait that suspends
@@ -94,14 +102,17 @@ final class WaitTimer: DeadlineTimer, @unchecked Sendable {  // see each propert
     /// queued still ends the wait (the waiter then does not queue at all).
     var expired = false
     private let owner: any TimedWaiterOwner
-    private let id: UInt64
+    /// The waiter, as its owner knows it: by an ID, or as an object.
+    let id: UInt64
+    let waiter: AnyObject?
     /// The task sleeping on a clock other than `ContinuousClock`: set when the timer is armed
     /// and read when it is disarmed, both by the waiting task.
     fileprivate var sleeper: Task<Void, Never>?
 
-    init(deadline: Int64, owner: any TimedWaiterOwner, id: UInt64) {
+    init(deadline: Int64, owner: any TimedWaiterOwner, id: UInt64, waiter: AnyObject?) {
         self.owner = owner
         self.id = id
+        self.waiter = waiter
         super.init(deadline: deadline)
     }
 
@@ -110,18 +121,23 @@ final class WaitTimer: DeadlineTimer, @unchecked Sendable {  // see each propert
     override func fire() {
         owner.mutex.lock()
         expired = true
-        let waiter = owner.withdrawTimedOut(id: id)
+        let waiter = owner.withdrawTimedOut(self)
         owner.mutex.unlock()
         waiter?.resume()
     }
 
     /// Stops the timer when the wait ends: it will not fire, unless it is firing or has fired.
-    func disarm() {
+    ///
+    /// - Returns: `true` if the timer is known never to fire (it was still armed), so it did not
+    ///   and will not take the waiter out; `false` if it may have (a timer on another clock
+    ///   always answers `false`: its sleeping task may be firing it).
+    @discardableResult
+    func disarm() -> Bool {
         if let sleeper {
             sleeper.cancel()
-        } else {
-            DeadlineTimers.shared.disarm(self)
+            return false
         }
+        return DeadlineTimers.shared.disarm(self)
     }
 }
 
@@ -129,20 +145,43 @@ final class WaitTimer: DeadlineTimer, @unchecked Sendable {  // see each propert
 /// integers, which the timed waits and ``DeadlineTimers`` compare and move without the calls
 /// that the clock's own (resilient) instant type costs. Saturating at the bounds of `Int64`
 /// (about ±292 years from the process's start), so a timeout of any length is a deadline.
+///
+/// `now` reads the system clock that `ContinuousClock` reads (`CLOCK_BOOTTIME` on Linux,
+/// `CLOCK_MONOTONIC_RAW` on Apple platforms, `CLOCK_MONOTONIC` elsewhere, as the Swift runtime
+/// does) with one `clock_gettime`, rather than through `ContinuousClock.now` and `Duration`'s
+/// 128-bit arithmetic; instants given by callers are placed on the same scale through `origin`,
+/// read together with the clock's own reading of it (the two agree within the time between
+/// the two reads, well under a microsecond).
 enum ContinuousNanoseconds {
-    /// The instant that is zero.
-    static let origin = ContinuousClock.now
+    /// The instant that is zero, as `ContinuousClock` gives it and as the system clock's reading.
+    private static let origin: (instant: ContinuousClock.Instant, raw: Int64) = {
+        let raw = readClock()
+        return (ContinuousClock.now, raw)
+    }()
 
     /// Now.
-    static var now: Int64 { at(.now) }
+    static var now: Int64 { readClock() &- origin.raw }
 
     /// `instant` on this scale.
     static func at(_ instant: ContinuousClock.Instant) -> Int64 {
-        origin.duration(to: instant).wholeNanoseconds
+        origin.instant.duration(to: instant).wholeNanoseconds
     }
 
     /// The instant that is `nanoseconds` on this scale.
     static func instant(_ nanoseconds: Int64) -> ContinuousClock.Instant {
-        origin.advanced(by: .nanoseconds(nanoseconds))
+        origin.instant.advanced(by: .nanoseconds(nanoseconds))
+    }
+
+    /// The system clock's reading, in nanoseconds.
+    private static func readClock() -> Int64 {
+        var time = timespec()
+        #if os(Linux) || os(Android)
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        #elseif canImport(Darwin)
+        clock_gettime(CLOCK_MONOTONIC_RAW, &time)
+        #else
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        #endif
+        return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
     }
 }

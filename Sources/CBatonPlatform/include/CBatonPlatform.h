@@ -1,6 +1,7 @@
 #ifndef C_BATON_PLATFORM_H
 #define C_BATON_PLATFORM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// A hint to the CPU that the caller is in a spin-wait loop.
@@ -22,14 +23,17 @@ static inline uintptr_t baton_thread_pointer(void) {
 #endif
 
 /// Entry points of the Swift concurrency runtime, exported by it for compiled code and the
-/// standard library (`withUnsafeCurrentTask` and `UnsafeCurrentTask.isCancelled` call them): the
-/// running task, `NULL` outside a task, and whether a task is cancelled. `AsyncLock`'s
-/// uncontended path calls them directly: `withUnsafeCurrentTask` retains, copies and releases
-/// a handle around its body, which cost several times the rest of the path. With no argument or
-/// one pointer, and a pointer or a bool returned, the Swift calling convention they use passes
-/// the values as the C one does.
+/// standard library (`withUnsafeCurrentTask`, `UnsafeCurrentTask.isCancelled` and
+/// `Task.currentPriority` call them): the running task, `NULL` outside a task, whether a task
+/// is cancelled, and its priority (a `TaskPriority` raw value in the low byte). `AsyncLock`
+/// calls them directly: `withUnsafeCurrentTask` retains, copies and releases a handle around
+/// its body, which cost several times the rest of the uncontended path, and each of
+/// `Task.isCancelled` and `Task.currentPriority` looks the task up again. With no argument or
+/// one pointer, and a pointer or an integer returned, the Swift calling convention they use
+/// passes the values as the C one does.
 extern void *swift_task_getCurrent(void);
 extern _Bool swift_task_isCancelled(void *task);
+extern size_t swift_task_currentPriority(void *task);
 
 /// Which lock diagnostics are on: a bit set owned by `LockDiagnostics` in BatonLocks, 0 when
 /// all are off. It starts as `BATON_LOCK_DIAGNOSTICS_UNSET` so that the first lock operation
