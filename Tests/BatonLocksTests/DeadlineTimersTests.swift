@@ -60,7 +60,7 @@ struct DeadlineTimersTests {
         // Earlier than every armed deadline: the source is set for it.
         timers.arm(now.advanced(by: .milliseconds(5))) { fired.withValue { $0.append("early") } }
         timers.disarm(never)
-        #expect(await waitUntil { fired.get().count == 2 })
+        #expect(await waitUntil { fired.withValue { $0.count } == 2 })
         #expect(fired.get() == ["early", "late"])
         #expect(timers.armedCount == 0)
     }

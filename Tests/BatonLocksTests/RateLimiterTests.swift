@@ -86,7 +86,7 @@ struct RateLimiterTests {
         // order; which ones were granted is exact: the first to queue.
         func expectGranted(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
             await expectWaiting(14 - count, on: limiter, sourceLocation: sourceLocation)
-            #expect(await waitUntil { order.get().count >= count }, sourceLocation: sourceLocation)
+            #expect(await waitUntil { order.withValue { $0.count } >= count }, sourceLocation: sourceLocation)
             #expect(Set(order.get()) == Set((0..<count).map { "\($0)" }), sourceLocation: sourceLocation)
         }
         await clock.advance(by: .milliseconds(350))
