@@ -7,14 +7,25 @@ import Dispatch
 extension Duration {
     /// The duration in whole nanoseconds, truncated toward zero, saturating at the bounds of
     /// `Int64` (about ±292 years).
+    ///
+    /// One 128-by-64-bit division of the duration's attoseconds (`_high` and `_low`, the two
+    /// halves of the 128-bit count that `Duration`'s frozen layout makes public), where
+    /// `components` divides in software: a timed wait converts its timeout on every call.
     @inlinable
     package var wholeNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (fromSeconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (total, overflowAgain) = fromSeconds.addingReportingOverflow(attoseconds / 1_000_000_000)
-        if overflowAgain { return seconds < 0 ? .min : .max }
-        return total
+        let negative = _high < 0
+        var high = UInt64(bitPattern: _high)
+        var low = _low
+        if negative {
+            // The magnitude: the two's complement of the 128-bit count.
+            low = ~low &+ 1
+            high = ~high &+ (low == 0 ? 1 : 0)
+        }
+        // Beyond 10⁹ × 2⁶⁴ attoseconds the quotient exceeds 64 bits; far beyond `Int64` anyway.
+        guard high < 1_000_000_000 else { return negative ? .min : .max }
+        let magnitude = UInt64(1_000_000_000).dividingFullWidth((high: high, low: low)).quotient
+        guard magnitude <= UInt64(Int64.max) else { return negative ? .min : .max }
+        return negative ? -Int64(magnitude) : Int64(magnitude)
     }
 
     /// The duration in nanoseconds as a floating-point number (for reports and ratios).

@@ -112,7 +112,7 @@ public final class AsyncLock {
             defer { release() }
             return try await body()
         }
-        return try await withLockSlowPath(isolation: isolation, file: file, line: line, body)
+        return try await withLockSlowPath(timeout: nil, isolation: isolation, file: file, line: line, body)
     }
 
     /// Takes the lock if it is free, the task is not cancelled and every diagnostic is off: the
@@ -130,29 +130,32 @@ public final class AsyncLock {
         return true
     }
 
-    /// Everything ``withLock(isolation:file:line:_:)`` does beyond its fast path: cancellation,
-    /// re-entry, waiting, and the diagnostics.
+    /// Everything ``withLock(isolation:file:line:_:)`` and ``withLock(timeout:isolation:file:line:_:)``
+    /// do beyond their fast path: cancellation, re-entry, waiting (with a timeout, until it runs
+    /// out), and the diagnostics.
     ///
-    /// With every diagnostic off, the wait is written out here rather than shared with the timed
-    /// and the diagnosed path (`withLockSlowPath(deadline:…)`): each async frame and executor
-    /// check between a handover and `body` is time the lock is held by no one, and this frame,
-    /// allocated on every contended call, holds no deadline, timer or clock reading.
+    /// With every diagnostic off, the wait is written out here rather than left to the general
+    /// path (`withLockSlowPath(deadline:…)`): each async frame and executor check between a
+    /// handover and `body` is time the lock is held by no one, and this frame, allocated on every
+    /// contended call, holds no deadline of a generic clock and no clock reading.
     @usableFromInline
     func withLockSlowPath<Result>(
-        isolation: isolated (any Actor)?, file: StaticString, line: UInt,
+        timeout: Duration?, isolation: isolated (any Actor)?, file: StaticString, line: UInt,
         _ body: () async throws -> Result
     ) async throws -> Result {
         guard baton_lock_diagnostics() == 0 else {
-            return try await withLockSlowPath(deadline: nil, isolation: isolation, file: file, line: line, body)
+            return try await withLockSlowPath(
+                deadline: timeout.map(WaitDeadline.init(timeout:)), isolation: isolation, file: file, line: line, body)
         }
         if let waiter = try beginAcquire(flags: 0, file: file, line: line) {
+            let timer = try timeout.map { try armTimer(for: waiter, timeout: $0) }
             await withTaskCancellationHandler(
                 operation: {
-                    await withUnsafeContinuation(isolation: isolation) { queue(waiter, $0, timer: nil) }
+                    await withUnsafeContinuation(isolation: isolation) { queue(waiter, $0, timer: timer) }
                 },
                 onCancel: { withdraw(waiter) },
                 isolation: isolation)
-            try endWait(waiter, timer: nil, deadline: nil)
+            try endWait(waiter, timer: timer, timeout: timeout)
         }
         holderSite = (file, line)
         defer { release() }
@@ -168,18 +171,15 @@ public final class AsyncLock {
     ) async throws -> Result {
         let flags = baton_lock_diagnostics() == 0 ? 0 : LockDiagnostics.flags()
         if let waiter = try beginAcquire(flags: flags, file: file, line: line) {
-            if let deadline, deadline.hasPassedNow {
-                throw TimeoutError(operation: "AsyncLock.withLock", timeout: deadline.timeout)
-            }
+            let timer = try deadline.map { try armTimer(for: waiter, deadline: $0) }
             let start: ContinuousClock.Instant? = flags & LockDiagnostics.statisticsBit != 0 ? .now : nil
-            let timer = deadline?.armTimer(owner: self, waiter: waiter)
             await withTaskCancellationHandler(
                 operation: {
                     await withUnsafeContinuation(isolation: isolation) { queue(waiter, $0, timer: timer) }
                 },
                 onCancel: { withdraw(waiter) },
                 isolation: isolation)
-            try endWait(waiter, timer: timer, deadline: deadline)
+            try endWait(waiter, timer: timer, timeout: deadline?.timeout)
             if let start { identity.counters?.record(contendedFor: .now - start) }
         }
         holderSite = (file, line)
@@ -231,6 +231,26 @@ public final class AsyncLock {
         }
     }
 
+    /// Arms the timer of a waiter that is about to queue with a deadline.
+    ///
+    /// - Throws: ``TimeoutError`` if the deadline has passed already: the lock is held, and a
+    ///   wait that may not last stops at once.
+    @inline(never)
+    private func armTimer(for waiter: AsyncLockWaiter, deadline: WaitDeadline) throws -> WaitTimer {
+        if deadline.hasPassedNow {
+            throw TimeoutError(operation: "AsyncLock.withLock", timeout: deadline.timeout)
+        }
+        return deadline.armTimer(owner: self, waiter: waiter)
+    }
+
+    /// As `armTimer(for:deadline:)`, for a timeout from now: one that is not positive has passed
+    /// already, and the clock is read once, for the deadline.
+    @inline(never)
+    private func armTimer(for waiter: AsyncLockWaiter, timeout: Duration) throws -> WaitTimer {
+        guard timeout > .zero else { throw TimeoutError(operation: "AsyncLock.withLock", timeout: timeout) }
+        return WaitDeadline(timeout: timeout).armTimer(owner: self, waiter: waiter)
+    }
+
     /// Queues a suspending waiter, or resumes it at once if the lock was freed meanwhile, its
     /// task is cancelled or its time is up.
     @inline(never)
@@ -270,7 +290,7 @@ public final class AsyncLock {
     ///   lock handed to it as it was cancelled is passed on); ``TimeoutError`` if the time ran
     ///   out first (a lock handed to it as the time ran out is kept).
     @inline(never)
-    private func endWait(_ waiter: AsyncLockWaiter, timer: WaitTimer?, deadline: WaitDeadline?) throws {
+    private func endWait(_ waiter: AsyncLockWaiter, timer: WaitTimer?, timeout: Duration?) throws {
         let timerStopped = timer?.disarm() ?? true
         let cancelled = swift_task_isCancelled(waiter.owner.task)
         if timerStopped && !cancelled {
@@ -287,7 +307,7 @@ public final class AsyncLock {
             throw CancellationError()
         }
         if cancelled || !expired { throw CancellationError() }
-        throw TimeoutError(operation: "AsyncLock.withLock", timeout: deadline?.timeout)
+        throw TimeoutError(operation: "AsyncLock.withLock", timeout: timeout)
     }
 
     /// Releases the lock: frees it with one atomic operation if no task waits, else hands it over
@@ -403,18 +423,6 @@ extension AsyncLock {
         }
         return try await withLockSlowPath(
             until: deadline, clock: clock, isolation: isolation, file: file, line: line, body)
-    }
-
-    /// The slow path of ``withLock(timeout:isolation:file:line:_:)``, out of line: the fast path
-    /// inlined into the caller reads no clock and needs no frame of its own, exactly as the
-    /// untimed `withLock`'s.
-    @usableFromInline
-    func withLockSlowPath<Result>(
-        timeout: Duration, isolation: isolated (any Actor)?, file: StaticString, line: UInt,
-        _ body: () async throws -> Result
-    ) async throws -> Result {
-        try await withLockSlowPath(
-            deadline: WaitDeadline(timeout: timeout), isolation: isolation, file: file, line: line, body)
     }
 
     /// The slow path of ``withLock(until:clock:isolation:file:line:_:)``.

@@ -26,6 +26,39 @@ import Testing
                 == 9_223_372_036_000_000_000)
     }
 
+    /// The conversion divides the 128-bit count itself; it must agree with the one written with
+    /// the public `components`, which it replaced, everywhere.
+    @Test func wholeNanosecondsAgreesWithTheComponentsEverywhere() {
+        func reference(_ duration: Duration) -> Int64 {
+            let (seconds, attoseconds) = duration.components
+            let (fromSeconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            if overflow { return seconds < 0 ? .min : .max }
+            let (total, overflowAgain) = fromSeconds.addingReportingOverflow(attoseconds / 1_000_000_000)
+            if overflowAgain { return seconds < 0 ? .min : .max }
+            return total
+        }
+        var random = SystemRandomNumberGenerator()
+        var durations: [Duration] = [
+            .zero, .nanoseconds(1), .nanoseconds(-1), .seconds(60), .seconds(-60),
+            Duration(secondsComponent: 0, attosecondsComponent: 1), Duration(secondsComponent: 0, attosecondsComponent: -1),
+            Duration(secondsComponent: 0, attosecondsComponent: 999_999_999),
+            Duration(secondsComponent: 0, attosecondsComponent: -999_999_999),
+            Duration(secondsComponent: 9_223_372_036, attosecondsComponent: 854_775_807_999_999_999),
+            Duration(secondsComponent: -9_223_372_036, attosecondsComponent: -854_775_808_000_000_000),
+            Duration(secondsComponent: -9_223_372_036, attosecondsComponent: -854_775_808_000_000_001),
+            .seconds(Int64.max), .seconds(Int64.min),
+        ]
+        for _ in 0..<20_000 {
+            let seconds = Int64.random(in: -20_000_000_000...20_000_000_000, using: &random)
+            let attoseconds = Int64.random(in: -999_999_999_999_999_999...999_999_999_999_999_999, using: &random)
+            durations.append(Duration(secondsComponent: seconds, attosecondsComponent: attoseconds))
+            durations.append(.nanoseconds(Int64.random(in: .min ... .max, using: &random)))
+        }
+        for duration in durations {
+            #expect(duration.wholeNanoseconds == reference(duration), "\(duration)")
+        }
+    }
+
     @Test func floatingConversions() {
         #expect(Duration.milliseconds(1_500).seconds == 1.5)
         #expect(Duration.microseconds(3).nanoseconds == 3_000)
