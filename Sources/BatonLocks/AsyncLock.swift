@@ -226,7 +226,8 @@ public final class AsyncLock {
                 code: .reentry, lock: identity.description, firstTakenAt: SourceSite(holderSite.file, holderSite.line),
                 takenAt: SourceSite(file, line))
         case .wait:
-            let priority = AsyncLockStateMachine.Priority(rawValue: UInt8(truncatingIfNeeded: swift_task_currentPriority(task)))
+            let raw = UInt8(truncatingIfNeeded: swift_task_currentPriority(task))
+            let priority = AsyncLockStateMachine.Priority(rawValue: raw)
             return AsyncLockWaiter(owner: owner, priority: priority)
         }
     }

@@ -40,7 +40,8 @@ import Testing
         var random = SystemRandomNumberGenerator()
         var durations: [Duration] = [
             .zero, .nanoseconds(1), .nanoseconds(-1), .seconds(60), .seconds(-60),
-            Duration(secondsComponent: 0, attosecondsComponent: 1), Duration(secondsComponent: 0, attosecondsComponent: -1),
+            Duration(secondsComponent: 0, attosecondsComponent: 1),
+            Duration(secondsComponent: 0, attosecondsComponent: -1),
             Duration(secondsComponent: 0, attosecondsComponent: 999_999_999),
             Duration(secondsComponent: 0, attosecondsComponent: -999_999_999),
             Duration(secondsComponent: 9_223_372_036, attosecondsComponent: 854_775_807_999_999_999),

@@ -109,7 +109,7 @@ struct AsyncLockTests {
         #expect(try await lock.withLock { 7 } == 7)
     }
 
-    @Test("Waiters cancelled at the front, in the middle and at the back leave the queue; the rest take the lock in order")
+    @Test("Waiters cancelled at the front, middle and back leave the queue; the rest take the lock in order")
     func cancelledAnywhereInTheQueue() async throws {
         let lock = AsyncLock()
         let gate = Gate()
@@ -118,7 +118,8 @@ struct AsyncLockTests {
         #expect(await waitUntil { lock.isHeld })
         var waiters: [Task<WaitOutcome, Never>] = []
         for index in 0..<7 {
-            waiters.append(Task { await WaitOutcome { try await lock.withLock { order.withValue { $0.append(index) } } } })
+            waiters.append(
+                Task { await WaitOutcome { try await lock.withLock { order.withValue { $0.append(index) } } } })
             #expect(await waitUntil { lock.waitingCount == index + 1 })
         }
         // The middle first, then its new neighbour, then the front and the back.
