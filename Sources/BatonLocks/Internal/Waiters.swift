@@ -1,5 +1,6 @@
 /// The suspended tasks of an async primitive, and what each was resumed for: the queue
-/// ``AsyncLock``, ``AsyncSemaphore`` and ``AsyncLazy`` wait in.
+/// ``AsyncSemaphore`` and ``AsyncLazy`` wait in (``AsyncLock`` keeps a list of its own waiters;
+/// see `AsyncLockWaiter`).
 ///
 /// A waiter queues under an ID its task chose before it suspended, so that its cancellation
 /// handler can take it out again. Whoever takes a waiter out records its outcome here and gets
