@@ -28,6 +28,13 @@ extension Duration {
         return negative ? -Int64(magnitude) : Int64(magnitude)
     }
 
+    /// Whether the duration is greater than zero: `self > .zero` from the public halves of the
+    /// count, where `Duration.zero` is a call into the standard library.
+    @inlinable
+    package var isPositive: Bool {
+        _high > 0 || (_high == 0 && _low > 0)
+    }
+
     /// The duration in nanoseconds as a floating-point number (for reports and ratios).
     package var nanoseconds: Double {
         let (seconds, attoseconds) = components

@@ -65,6 +65,11 @@ public final class AsyncLock {
     @usableFromInline @exclusivity(unchecked) var holderSite: (file: StaticString, line: UInt) = ("", 0)
     /// Never changes after init; needs no lock.
     let identity: LockIdentity
+    /// A node of a wait that ended with the lock handed over, kept for the next task that waits
+    /// so that a contended lock does not allocate one per wait (see `recycle(_:)`).
+    /// Held with one retain, as an address: a one-word exchange, where an atomic reference
+    /// exchanges two words.
+    let spareWaiter = UnsafeAtomic<UnsafeMutableRawPointer?>.create(nil)
 
     /// Creates an unlocked lock.
     ///
@@ -84,6 +89,7 @@ public final class AsyncLock {
     deinit {
         LockTracking.forget(self)
         word.destroy()
+        if let spare = spareWaiter.destroy() { Unmanaged<AsyncLockWaiter>.fromOpaque(spare).release() }
         mutex.deallocate()
     }
 
@@ -136,22 +142,26 @@ public final class AsyncLock {
     ///
     /// With every diagnostic off, the wait is written out here rather than left to the general
     /// path (`withLockSlowPath(deadline:…)`): each async frame and executor check between a
-    /// handover and `body` is time the lock is held by no one, and this frame, allocated on every
-    /// contended call, holds no deadline of a generic clock and no clock reading.
-    @usableFromInline
+    /// handover and `body` is time the lock is held by no one, and this path holds no deadline of
+    /// a generic clock and no clock reading.
+    ///
+    /// Inlinable, so that it is specialised for the caller's `Result` and `body` where it is
+    /// called: compiled here, unspecialised, a contended section took four more task allocations
+    /// and executor checks (its own frame, the body's, and generic values), about a tenth of
+    /// what a contended section costs. Its steps around the wait stay out of line (below).
+    @inlinable
     func withLockSlowPath<Result>(
         timeout: Duration?, isolation: isolated (any Actor)?, file: StaticString, line: UInt,
         _ body: () async throws -> Result
     ) async throws -> Result {
         guard baton_lock_diagnostics() == 0 else {
-            return try await withLockSlowPath(
-                deadline: timeout.map(WaitDeadline.init(timeout:)), isolation: isolation, file: file, line: line, body)
+            return try await withLockDiagnosed(timeout: timeout, isolation: isolation, file: file, line: line, body)
         }
         if let waiter = try beginAcquire(flags: 0, file: file, line: line) {
             let timer = try timeout.map { try armTimer(for: waiter, timeout: $0) }
             await withTaskCancellationHandler(
                 operation: {
-                    await withUnsafeContinuation(isolation: isolation) { queue(waiter, $0, timer: timer) }
+                    await withUnsafeContinuation(isolation: isolation) { queue(waiter, $0) }
                 },
                 onCancel: { withdraw(waiter) },
                 isolation: isolation)
@@ -160,6 +170,16 @@ public final class AsyncLock {
         holderSite = (file, line)
         defer { release() }
         return try await body()
+    }
+
+    /// The lean slow path's way to the general one, while a diagnostic is on.
+    @usableFromInline
+    func withLockDiagnosed<Result>(
+        timeout: Duration?, isolation: isolated (any Actor)?, file: StaticString, line: UInt,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        try await withLockSlowPath(
+            deadline: timeout.map(WaitDeadline.init(timeout:)), isolation: isolation, file: file, line: line, body)
     }
 
     /// The slow path of the timed `withLock`, and of any `withLock` while a diagnostic is on:
@@ -175,7 +195,7 @@ public final class AsyncLock {
             let start: ContinuousClock.Instant? = flags & LockDiagnostics.statisticsBit != 0 ? .now : nil
             await withTaskCancellationHandler(
                 operation: {
-                    await withUnsafeContinuation(isolation: isolation) { queue(waiter, $0, timer: timer) }
+                    await withUnsafeContinuation(isolation: isolation) { queue(waiter, $0) }
                 },
                 onCancel: { withdraw(waiter) },
                 isolation: isolation)
@@ -200,7 +220,8 @@ public final class AsyncLock {
     // The steps of the slow paths around the wait are synchronous, not generic and never inlined:
     // inlined into an async function, values of resilient types (`UnsafeCurrentTask`,
     // `TaskPriority`) would each take an allocation from the task's allocator, where in a
-    // function of their own they live on the thread's stack.
+    // function of their own they live on the thread's stack. They are `@usableFromInline` for
+    // the inlinable slow path, and internal all the same.
 
     /// What the slow path does before it waits: the cancellation and order checks, and a try
     /// for the lock, which may have been freed since the fast path looked.
@@ -208,8 +229,8 @@ public final class AsyncLock {
     /// - Parameter flags: The diagnostics on (``LockDiagnostics/flags()``), `0` for none.
     /// - Returns: `nil` if the lock is the caller's now; otherwise the waiter to queue.
     /// - Throws: `CancellationError`, or ``AsyncLockError`` if the task holds the lock already.
-    @inline(never)
-    private func beginAcquire(flags: UInt32, file: StaticString, line: UInt) throws -> AsyncLockWaiter? {
+    @usableFromInline @inline(never)
+    func beginAcquire(flags: UInt32, file: StaticString, line: UInt) throws -> AsyncLockWaiter? {
         // `withLock` is async, so it always runs in a task.
         let task = swift_task_getCurrent()!
         if swift_task_isCancelled(task) { throw CancellationError() }
@@ -228,6 +249,11 @@ public final class AsyncLock {
         case .wait:
             let raw = UInt8(truncatingIfNeeded: swift_task_currentPriority(task))
             let priority = AsyncLockStateMachine.Priority(rawValue: raw)
+            if let spare = spareWaiter.exchange(nil, ordering: .acquiring) {
+                let waiter = Unmanaged<AsyncLockWaiter>.fromOpaque(spare).takeRetainedValue()
+                waiter.reuse(owner: owner, priority: priority)
+                return waiter
+            }
             return AsyncLockWaiter(owner: owner, priority: priority)
         }
     }
@@ -246,20 +272,18 @@ public final class AsyncLock {
 
     /// As `armTimer(for:deadline:)`, for a timeout from now: one that is not positive has passed
     /// already, and the clock is read once, for the deadline.
-    @inline(never)
-    private func armTimer(for waiter: AsyncLockWaiter, timeout: Duration) throws -> WaitTimer {
-        guard timeout > .zero else { throw TimeoutError(operation: "AsyncLock.withLock", timeout: timeout) }
-        return WaitDeadline(timeout: timeout).armTimer(owner: self, waiter: waiter)
+    @usableFromInline @inline(never)
+    func armTimer(for waiter: AsyncLockWaiter, timeout: Duration) throws -> WaitTimer {
+        guard timeout.isPositive else { throw TimeoutError(operation: "AsyncLock.withLock", timeout: timeout) }
+        return WaitDeadline.armTimer(timeout: timeout, owner: self, waiter: waiter)
     }
 
-    /// Queues a suspending waiter, or resumes it at once if the lock was freed meanwhile, its
-    /// task is cancelled or its time is up.
-    @inline(never)
-    private func queue(_ waiter: AsyncLockWaiter, _ continuation: UnsafeContinuation<Void, Never>, timer: WaitTimer?) {
+    /// Queues a suspending waiter, or resumes it at once if the lock was freed meanwhile, or its
+    /// cancellation handler or its timer withdrew it before it could queue.
+    @usableFromInline @inline(never)
+    func queue(_ waiter: AsyncLockWaiter, _ continuation: UnsafeContinuation<Void, Never>) {
         mutex.lock()
-        let enqueue = machine.enqueue(
-            waiter, continuation, cancelled: swift_task_isCancelled(waiter.owner.task) || timer?.expired == true)
-        switch enqueue {
+        switch machine.enqueue(waiter, continuation) {
         case .resumeNow:
             mutex.unlock()
             continuation.resume()
@@ -271,8 +295,8 @@ public final class AsyncLock {
 
     /// The cancellation handler of a waiter, and what its timer does when the time is up: takes
     /// the waiter out of the queue and resumes it, unless it was handed the lock first.
-    @inline(never)
-    private func withdraw(_ waiter: AsyncLockWaiter) {
+    @usableFromInline @inline(never)
+    func withdraw(_ waiter: AsyncLockWaiter) {
         mutex.lock()
         let continuation = machine.cancel(waiter)
         mutex.unlock()
@@ -290,12 +314,13 @@ public final class AsyncLock {
     /// - Throws: `CancellationError` if the task was cancelled before it was handed the lock (a
     ///   lock handed to it as it was cancelled is passed on); ``TimeoutError`` if the time ran
     ///   out first (a lock handed to it as the time ran out is kept).
-    @inline(never)
-    private func endWait(_ waiter: AsyncLockWaiter, timer: WaitTimer?, timeout: Duration?) throws {
+    @usableFromInline @inline(never)
+    func endWait(_ waiter: AsyncLockWaiter, timer: WaitTimer?, timeout: Duration?) throws {
         let timerStopped = timer?.disarm() ?? true
         let cancelled = swift_task_isCancelled(waiter.owner.task)
         if timerStopped && !cancelled {
             _ = word.atomic.load(ordering: .acquiring)
+            recycle(waiter)
             return
         }
         mutex.lock()
@@ -309,6 +334,16 @@ public final class AsyncLock {
         }
         if cancelled || !expired { throw CancellationError() }
         throw TimeoutError(operation: "AsyncLock.withLock", timeout: timeout)
+    }
+
+    /// Keeps the node of a wait that ended with the lock handed over, its timer disarmed and its
+    /// task not cancelled, for the next task that waits. Nothing else touches it again: the
+    /// queue let go of it at the handover, its timer will not fire, and its cancellation handler
+    /// was removed without running (`withTaskCancellationHandler` has returned). A node kept
+    /// before is released.
+    private func recycle(_ waiter: AsyncLockWaiter) {
+        let kept = spareWaiter.exchange(Unmanaged.passRetained(waiter).toOpaque(), ordering: .acquiringAndReleasing)
+        if let kept { Unmanaged<AsyncLockWaiter>.fromOpaque(kept).release() }
     }
 
     /// Releases the lock: frees it with one atomic operation if no task waits, else hands it over

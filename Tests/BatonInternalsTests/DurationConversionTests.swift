@@ -60,6 +60,24 @@ import Testing
         }
     }
 
+    @Test func isPositiveIsGreaterThanZero() {
+        var durations: [Duration] = [
+            .zero, .nanoseconds(1), .nanoseconds(-1), .seconds(Int64.max), .seconds(Int64.min),
+            Duration(secondsComponent: 0, attosecondsComponent: 1),
+            Duration(secondsComponent: 0, attosecondsComponent: -1),
+            // A low half with its top bit set: positive, though negative as a signed word.
+            Duration(secondsComponent: 10, attosecondsComponent: 0),
+            Duration(secondsComponent: -10, attosecondsComponent: 0),
+        ]
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            durations.append(.nanoseconds(Int64.random(in: .min ... .max, using: &random)))
+        }
+        for duration in durations {
+            #expect(duration.isPositive == (duration > .zero), "\(duration)")
+        }
+    }
+
     @Test func floatingConversions() {
         #expect(Duration.milliseconds(1_500).seconds == 1.5)
         #expect(Duration.microseconds(3).nanoseconds == 3_000)

@@ -154,12 +154,11 @@ struct AsyncLockStateMachine {
     /// Queues a waiter that found the lock held, unless the situation changed meanwhile; its
     /// priority is to be donated to the holder.
     ///
-    /// - Parameter cancelled: Whether the waiter's task is cancelled (or its time is up); read
-    ///   under the mutex, so a cancellation handler or a timer that runs later finds the waiter
-    ///   queued.
-    mutating func enqueue(
-        _ waiter: AsyncLockWaiter, _ continuation: Continuation, cancelled: Bool
-    ) -> Enqueue {
+    /// A waiter withdrawn before it queued (its task was cancelled, or its time ran out, between
+    /// `acquire` and now: its cancellation handler or timer found it arriving) is resumed at once
+    /// and does not queue.
+    mutating func enqueue(_ waiter: AsyncLockWaiter, _ continuation: Continuation) -> Enqueue {
+        if waiter.stage == .withdrawn { return .resumeNow(continuation) }
         var held = word.atomic.load(ordering: .acquiring)
         while true {
             if held == 0 {
@@ -167,11 +166,9 @@ struct AsyncLockStateMachine {
                 // waiter, so no one is queued ahead.
                 if word.tryTake(waiter.owner.taskBits) {
                     holderPriority = nil
+                    waiter.stage = .handedOver
                     return .resumeNow(continuation)
                 }
-            } else if cancelled {
-                waiter.withdrawn = true
-                return .resumeNow(continuation)
             } else if held & AsyncLockWord.waitersBit != 0 {
                 break
             } else {
@@ -186,7 +183,7 @@ struct AsyncLockStateMachine {
             held = word.atomic.load(ordering: .acquiring)
         }
         waiter.continuation = continuation
-        waiter.isQueued = true
+        waiter.stage = .queued
         waiter.previous = last
         if let last { last.next = waiter } else { first = waiter }
         last = waiter
@@ -202,7 +199,6 @@ struct AsyncLockStateMachine {
         if let next { next.previous = waiter.previous } else { last = waiter.previous }
         waiter.next = nil
         waiter.previous = nil
-        waiter.isQueued = false
         waitingCount -= 1
         waitingPriorities.remove(waiter.priority)
     }
@@ -225,6 +221,7 @@ struct AsyncLockStateMachine {
             return .free
         }
         unlink(next)
+        next.stage = .handedOver
         let continuation = next.continuation.take()!
         guard waitingCount > 0 else {
             // No one left behind it: the new holder may release on the fast path.
@@ -237,21 +234,28 @@ struct AsyncLockStateMachine {
         return .handOver(continuation, donating: waitingPriorities.highest.flatMap(donation))
     }
 
-    /// Takes a cancelled waiter, or one whose time ran out, out; `nil` if it was already handed
-    /// the lock (or never queued).
+    /// Takes a cancelled waiter, or one whose time ran out, out: `nil` if it was already handed
+    /// the lock, or has not queued yet (it then finds itself withdrawn when it comes to queue).
     ///
-    /// - Returns: The continuation to resume (its outcome recorded).
+    /// - Returns: The continuation to resume, if the waiter was queued.
     mutating func cancel(_ waiter: AsyncLockWaiter) -> Continuation? {
-        guard waiter.isQueued else { return nil }
-        unlink(waiter)
-        waiter.withdrawn = true
-        return waiter.continuation.take()
+        switch waiter.stage {
+        case .arriving:
+            waiter.stage = .withdrawn
+            return nil
+        case .queued:
+            unlink(waiter)
+            waiter.stage = .withdrawn
+            return waiter.continuation.take()
+        case .handedOver, .withdrawn:
+            return nil
+        }
     }
 
-    /// The outcome a resumed waiter was resumed for: `true` if it holds the lock. Asked by a
-    /// waiter that may have been withdrawn (its task is cancelled, or its timer fired).
+    /// Whether a resumed waiter was handed the lock. Asked by a waiter that may have been
+    /// withdrawn (its task is cancelled, or its timer fired).
     func takeOutcome(_ waiter: AsyncLockWaiter) -> Bool {
-        !waiter.withdrawn
+        waiter.stage == .handedOver
     }
 
     /// The holder's task now runs at `priority`, as the caller read or raised it for a donation.
@@ -269,24 +273,46 @@ struct AsyncLockStateMachine {
     }
 }
 
-/// A task waiting for an ``AsyncLock``: its node in the lock's queue, made when it finds the
-/// lock held and kept by the waiting task (and, while it is queued, by the queue). Every `var`
-/// is guarded by the lock's mutex.
-final class AsyncLockWaiter: @unchecked Sendable {  // every `var` is guarded by the lock's mutex
-    let owner: AsyncLockStateMachine.Owner
-    let priority: AsyncLockStateMachine.Priority
+/// A task waiting for an ``AsyncLock``: its node in the lock's queue, taken when the task finds
+/// the lock held and kept by the waiting task (and, while it is queued, by the queue).
+///
+/// A node whose wait ended with the lock handed over, its timer disarmed and its task not
+/// cancelled is referenced by nothing that will touch it again; the lock keeps one such node
+/// aside for the next task that waits (see `AsyncLock.recycle(_:)`), which sets its owner and
+/// priority anew. Every other `var` is guarded by the lock's mutex.
+@usableFromInline
+final class AsyncLockWaiter: @unchecked Sendable {  // see above
+    /// Where a waiter is in its wait.
+    enum Stage {
+        /// Made (or taken from the spare) and not queued yet.
+        case arriving
+        case queued
+        /// The lock is the waiter's.
+        case handedOver
+        /// Taken out, or stopped before it queued, by its cancellation handler or its timer.
+        case withdrawn
+    }
+
+    /// Set by the task that takes the node, before anything else can see it.
+    var owner: AsyncLockStateMachine.Owner
+    var priority: AsyncLockStateMachine.Priority
+    var stage = Stage.arriving
     /// Set when the waiter queues, taken when it is taken out.
     var continuation: UnsafeContinuation<Void, Never>?
     var next: AsyncLockWaiter?
     /// The waiter ahead, which keeps this one through its `next`.
     unowned(unsafe) var previous: AsyncLockWaiter?
-    var isQueued = false
-    /// Whether it was resumed without the lock: cancelled, or its time ran out.
-    var withdrawn = false
 
     init(owner: AsyncLockStateMachine.Owner, priority: AsyncLockStateMachine.Priority) {
         self.owner = owner
         self.priority = priority
+    }
+
+    /// Makes a node whose last wait ended with the lock handed over the node of a new waiter.
+    func reuse(owner: AsyncLockStateMachine.Owner, priority: AsyncLockStateMachine.Priority) {
+        self.owner = owner
+        self.priority = priority
+        stage = .arriving
     }
 }
 

@@ -96,6 +96,7 @@ final class DeadlineTimers: @unchecked Sendable {  // `mutex` guards `heap` and 
 
 /// A timer of ``DeadlineTimers``: a deadline, and what to do when it comes (``fire()``, which a
 /// subclass overrides). It knows its place in the heap, so that disarming it needs no lookup.
+@usableFromInline
 class DeadlineTimer: @unchecked Sendable {  // `index` is guarded by the mutex of the heap's owner
     /// In ``ContinuousNanoseconds``.
     let deadline: Int64
@@ -157,9 +158,9 @@ final class DeadlineHeap {
 
     func insert(_ timer: DeadlineTimer) {
         precondition(timer.index == nil, "DeadlineHeap: a timer that is armed was armed again")
-        entries.append(Entry(deadline: timer.deadline, timer: .passRetained(timer)))
-        timer.index = entries.count - 1
-        siftUp(entries.count - 1)
+        let entry = Entry(deadline: timer.deadline, timer: .passRetained(timer))
+        entries.append(entry)
+        siftUp(entry, from: entries.count - 1)
     }
 
     /// Takes the timer out, if it is still armed; returns whether it was.
@@ -181,51 +182,54 @@ final class DeadlineHeap {
     private func removeEntry(at index: Int) -> Unmanaged<DeadlineTimer> {
         let timer = entries[index].timer
         timer._withUnsafeGuaranteedRef { $0.index = nil }
-        let last = entries.count - 1
-        if index != last {
-            entries.swapAt(index, last)
-            place(index)
-        }
-        entries.removeLast()
+        let last = entries.removeLast()
         if index < entries.count {
-            siftDown(index)
-            siftUp(index)
+            // The last entry fills the place, moving down or up to where it belongs.
+            let settled = siftDown(last, from: index)
+            if settled == index { siftUp(last, from: index) }
         }
         return timer
     }
 
-    private func siftUp(_ start: Int) {
-        var child = start
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard entries[child].deadline < entries[parent].deadline else { return }
-            swap(child, parent)
-            child = parent
+    // The sifts move a hole rather than swap: each entry passed over moves once and is told its
+    // new place once, and the moving entry is written once, where it settles. They work on the
+    // array's buffer, so that the uniqueness and bounds checks are made once per sift.
+
+    /// Places `entry` at `start` or above, moving each later parent down; returns its place.
+    @discardableResult
+    private func siftUp(_ entry: Entry, from start: Int) -> Int {
+        entries.withUnsafeMutableBufferPointer { buffer in
+            var hole = start
+            while hole > 0 {
+                let parent = (hole - 1) / 2
+                guard entry.deadline < buffer[parent].deadline else { break }
+                buffer[hole] = buffer[parent]
+                buffer[hole].timer._withUnsafeGuaranteedRef { $0.index = hole }
+                hole = parent
+            }
+            buffer[hole] = entry
+            entry.timer._withUnsafeGuaranteedRef { $0.index = hole }
+            return hole
         }
     }
 
-    private func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            guard left < entries.count else { return }
-            let right = left + 1
-            var smallest = left
-            if right < entries.count && entries[right].deadline < entries[left].deadline { smallest = right }
-            guard entries[smallest].deadline < entries[parent].deadline else { return }
-            swap(parent, smallest)
-            parent = smallest
+    /// Places `entry` at `start` or below, moving each earlier child up; returns its place.
+    private func siftDown(_ entry: Entry, from start: Int) -> Int {
+        entries.withUnsafeMutableBufferPointer { buffer in
+            var hole = start
+            while true {
+                let left = 2 * hole + 1
+                guard left < buffer.count else { break }
+                let right = left + 1
+                let earlier = right < buffer.count && buffer[right].deadline < buffer[left].deadline ? right : left
+                guard buffer[earlier].deadline < entry.deadline else { break }
+                buffer[hole] = buffer[earlier]
+                buffer[hole].timer._withUnsafeGuaranteedRef { $0.index = hole }
+                hole = earlier
+            }
+            buffer[hole] = entry
+            entry.timer._withUnsafeGuaranteedRef { $0.index = hole }
+            return hole
         }
-    }
-
-    private func swap(_ a: Int, _ b: Int) {
-        entries.swapAt(a, b)
-        place(a)
-        place(b)
-    }
-
-    /// Tells the timer at `index` its place.
-    private func place(_ index: Int) {
-        entries[index].timer._withUnsafeGuaranteedRef { $0.index = index }
     }
 }

@@ -33,8 +33,13 @@ struct WaitDeadline: Sendable {
     /// waits until.
     init(timeout: Duration) {
         self.timeout = timeout
+        self.clock = .continuous(Self.continuousDeadline(timeout: timeout))
+    }
+
+    /// The deadline `timeout` from now, in ``ContinuousNanoseconds``, saturating.
+    private static func continuousDeadline(timeout: Duration) -> Int64 {
         let (deadline, overflow) = ContinuousNanoseconds.now.addingReportingOverflow(timeout.wholeNanoseconds)
-        self.clock = .continuous(overflow ? (timeout < .zero ? .min : .max) : deadline)
+        return overflow ? (timeout.isPositive ? .max : .min) : deadline
     }
 
     init<C: Clock>(_ deadline: C.Instant, clock: C, timeout: Duration?) {
@@ -63,6 +68,16 @@ struct WaitDeadline: Sendable {
             try await ContinuousClock().sleep(until: ContinuousNanoseconds.instant(deadline), tolerance: nil)
         case .other(_, let sleep): try await sleep()
         }
+    }
+
+    /// As `WaitDeadline(timeout: timeout).armTimer(owner:id:waiter:)`, without the deadline value
+    /// (which a wait given a `Duration` needs only for this).
+    static func armTimer(
+        timeout: Duration, owner: any TimedWaiterOwner, id: UInt64 = 0, waiter: AnyObject? = nil
+    ) -> WaitTimer {
+        let timer = WaitTimer(deadline: continuousDeadline(timeout: timeout), owner: owner, id: id, waiter: waiter)
+        DeadlineTimers.shared.arm(timer)
+        return timer
     }
 
     /// Arms the timer of a waiter, known to `owner` by its ID or as an object: when the deadline
@@ -96,6 +111,7 @@ protocol TimedWaiterOwner: WaiterOwner {
 ///
 /// On `ContinuousClock` it is an entry of ``DeadlineTimers``; on another clock a task sleeps on
 /// that clock and fires it. Either way ``disarm()`` stops it when the wait ends.
+@usableFromInline
 final class WaitTimer: DeadlineTimer, @unchecked Sendable {  // see each property
     /// Whether the deadline has come: set when the timer fires, under the owner's mutex, and
     /// read under it when the waiter queues, so that a timer that fires before the waiter has
@@ -159,8 +175,12 @@ enum ContinuousNanoseconds {
         return (ContinuousClock.now, raw)
     }()
 
+    /// The system clock's reading at `origin`: apart, so that `now` reads an integer rather than
+    /// a copy of the pair (whose instant is of a resilient type).
+    private static let originRaw = origin.raw
+
     /// Now.
-    static var now: Int64 { readClock() &- origin.raw }
+    static var now: Int64 { readClock() &- originRaw }
 
     /// `instant` on this scale.
     static func at(_ instant: ContinuousClock.Instant) -> Int64 {
