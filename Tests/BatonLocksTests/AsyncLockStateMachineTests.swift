@@ -112,6 +112,39 @@ struct AsyncLockStateMachineTests {
         #expect(word.holder == other.taskBits)
     }
 
+    @Test("A waiter withdrawn twice, by its cancellation and its timer, leaves once: the one behind it keeps its place")
+    func withdrawnTwiceLeavesOnce() async {
+        let word = AsyncLockWord()
+        defer { word.destroy() }
+        #expect(word.tryTake(holder.taskBits))
+        let machine = Locked(AsyncLockStateMachine(word: word))
+        let first = AsyncLockWaiter(owner: other, priority: priority)
+        let second = AsyncLockWaiter(
+            owner: AsyncLockStateMachine.Owner(task: UnsafeMutableRawPointer(bitPattern: 0x3000)!), priority: priority)
+        let firstWait = Task { await enqueue(first, in: machine) { _, _ in nil } }
+        while machine.withValue({ $0.waitingCount }) < 1 { await Task.yield() }
+        let secondWait = Task { await enqueue(second, in: machine) { _, _ in nil } }
+        while machine.withValue({ $0.waitingCount }) < 2 { await Task.yield() }
+
+        // Its cancellation handler takes the first out; then its timer fires, and finds it gone.
+        machine.withValue { $0.cancel(first) }?.resume()
+        await firstWait.value
+        #expect(machine.withValue { $0.cancel(first) } == nil)
+        #expect(machine.withValue { $0.waitingCount } == 1)
+
+        // The holder releases: the second is handed the lock.
+        switch machine.withValue({ $0.release() }) {
+        case .handOver(let continuation, _):
+            continuation.resume()
+        case .free:
+            Issue.record("the waiter behind the withdrawn one was lost")
+            machine.withValue { $0.cancel(second) }?.resume()
+        }
+        await secondWait.value
+        #expect(machine.withValue { $0.takeOutcome(second) })
+        #expect(word.holder == second.owner.taskBits)
+    }
+
     @Test("A contended lock keeps the node of a finished wait, and every later wait still ends once")
     func contendedLockKeepsASpareNode() async throws {
         let lock = AsyncLock()
