@@ -4,10 +4,13 @@ import PackageDescription
 
 // Baton's libraries. The command line, the bench and the stress tool are a package of their own
 // in Tools/, and the micro-benchmarks in Benchmarks/: a package that depends on Baton fetches
-// swift-atomics, and swift-syntax only with the Macros trait.
+// swift-atomics, swift-syntax only with the Macros trait, and each server integration's package
+// only with its trait.
 
 let atomics: Target.Dependency = .product(name: "Atomics", package: "swift-atomics")
 let macros: TargetDependencyCondition? = .when(traits: ["Macros"])
+/// The server integrations, each a trait that is off by default and fetches only its own package.
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"]))
 /// The seam of the ModelChecking trait: the lock words' atomics and futex calls, and a future's
 /// completion flag, go through a scheduler that the model checker installs.
 let modelChecking: [SwiftSetting] = [.define("BATON_MODEL_CHECK", .when(traits: ["ModelChecking"]))]
@@ -33,6 +36,14 @@ let package = Package(
                 """
         ),
         .trait(
+            name: "Logging",
+            description: """
+                Lock diagnostics reports (`LockDiagnostics.setReportLogger(_:)`) and `Fetcher`'s retries \
+                and give-ups (`Fetcher.setEventLogger(_:)`) to a swift-log `Logger`, with structured \
+                metadata. Adds apple/swift-log.
+                """
+        ),
+        .trait(
             name: "ModelChecking",
             description: """
                 For Baton's own tests only: the atomics and futex calls of `Lock`, `RecursiveLock`, \
@@ -45,6 +56,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         // The Macros trait only: the `@Synchronized` compiler plugin and its expansion tests.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // The Logging trait only.
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Tests only: a manual clock (`TestClock`) for timeouts and rate limits.
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
@@ -55,13 +68,13 @@ let package = Package(
         // slots, `Duration` conversions, the processor count, a seeded generator. No Foundation.
         .target(name: "BatonInternals", dependencies: ["CBatonPlatform"]),
         .target(
-            name: "BatonLocks", dependencies: ["CBatonPlatform", "BatonInternals", atomics],
+            name: "BatonLocks", dependencies: ["CBatonPlatform", "BatonInternals", atomics, logging],
             swiftSettings: modelChecking),
         .target(name: "BatonCache", dependencies: ["BatonLocks", "BatonInternals", atomics]),
         .target(name: "BatonJobs", dependencies: ["BatonLocks", "BatonInternals", atomics]),
         .target(
             name: "BatonFutures", dependencies: ["BatonLocks", "BatonInternals", atomics], swiftSettings: modelChecking),
-        .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache"]),
+        .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache", logging]),
         .target(name: "Baton", dependencies: ["BatonLocks", "BatonCache", "BatonJobs", "BatonFutures", "BatonHTTP"]),
         // Without the Macros trait no swift-syntax is fetched: the plugin is an empty tool that
         // nothing uses, and BatonMacros warns that `@Synchronized` needs the trait.
@@ -79,7 +92,8 @@ let package = Package(
         // threads, counting releases; the model checker (its scheduler and explorer); the HTTP
         // test servers on 127.0.0.1 (plain sockets: no server framework to build for the tests).
         .target(
-            name: "BatonTestSupport", dependencies: ["BatonInternals", "BatonTesting"], path: "Tests/BatonTestSupport"),
+            name: "BatonTestSupport", dependencies: ["BatonInternals", "BatonTesting", logging],
+            path: "Tests/BatonTestSupport"),
         .target(
             name: "BatonModelChecking", dependencies: ["BatonLocks", "BatonInternals", "BatonTesting", atomics],
             path: "Tests/BatonModelChecking", swiftSettings: modelChecking
@@ -88,7 +102,8 @@ let package = Package(
 
         .testTarget(name: "BatonInternalsTests", dependencies: ["BatonInternals", atomics]),
         .testTarget(
-            name: "BatonLocksTests", dependencies: ["BatonLocks", "BatonModelChecking", atomics, clocks] + testSupport,
+            name: "BatonLocksTests",
+            dependencies: ["BatonLocks", "BatonModelChecking", atomics, clocks, logging] + testSupport,
             swiftSettings: modelChecking),
         .testTarget(name: "BatonCacheTests", dependencies: ["BatonCache", atomics] + testSupport),
         .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs", "BatonInternals", "BatonTestSupport", clocks]),
@@ -100,7 +115,7 @@ let package = Package(
             name: "BatonHTTPTests",
             dependencies: [
                 "BatonHTTP", "BatonCache", "BatonFutures", "BatonLocks", "BatonTestSupport", "BatonHTTPTestSupport",
-                clocks,
+                clocks, logging,
             ]
         ),
         .testTarget(

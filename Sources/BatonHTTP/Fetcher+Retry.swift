@@ -46,11 +46,19 @@ extension Fetcher {
         let retries = FetcherStateMachine.Retries(policy: retryPolicy, idempotent: idempotent)
         let retried = Future.retry(
             attempts: retries.attempts, while: FetcherStateMachine.Retries.isTransient,
-            delay: { retry, error in retries.delay(beforeRetry: retry, after: error, now: Date()) },
+            delay: { retry, error in
+                let delay = retries.delay(beforeRetry: retry, after: error, now: Date())
+                self.report(.retrying(request, attempt: retry, cause: error, delay: delay))
+                return delay
+            },
             timer: retryTimer
         ) { self.attempt(request) }
         // The last answer is the request's result: a transient status is still a response.
         return retried.recover { error in
+            // Retried while transient: a transient failure here was the last attempt's.
+            if FetcherStateMachine.Retries.isTransient(error) {
+                self.report(.gaveUp(request, attempts: retries.attempts, cause: error))
+            }
             if let status = error as? HTTPStatusError { return .response(status.data, status.response) }
             if error is CancellationError { throw error }
             return .error(error, nil, nil)

@@ -76,6 +76,8 @@ public final class Fetcher {
     private let cache: (any FetchCache)?
     /// Where the waits before retries run.
     let retryTimer: RetryTimer
+    /// What ``setEventHandler(_:)`` set.
+    let eventHandler = Protected<(@Sendable (Event) -> Void)?>(nil)
     /// Guards `machine`.
     let lock = Lock(name: "Fetcher")
     /// Guarded by `lock`.

@@ -34,7 +34,9 @@ import CBatonPlatform
 /// ```
 ///
 /// Reports go to a handler you can replace; the default one prints to standard error and, in
-/// debug builds, stops the program on an inversion or a re-entry.
+/// debug builds, stops the program on an inversion or a re-entry. With Baton's `Logging` trait,
+/// `LockDiagnostics.setReportLogger(_:)` sends them to a swift-log `Logger` instead, each with
+/// its locks and sites as structured metadata.
 ///
 /// Thread safety: every member may be used from any thread.
 public enum LockDiagnostics {
