@@ -31,14 +31,20 @@ import Logging
             requestTimeout: nil, retryTimer: timer.timer)
     }
 
+    /// A fetcher as above whose events are collected.
+    private func observed(attempts: Int, timer: RecordingTimer = RecordingTimer()) -> (Fetcher, Events) {
+        let fetcher = fetcher(attempts: attempts, timer: timer)
+        let events = Events()
+        fetcher.setEventHandler(events.handler)
+        return (fetcher, events)
+    }
+
     @Test("Each retry is reported with the failed attempt, the cause and the wait; a success ends them")
     func retriesAreReported() async throws {
         let server = try FaultServer.shared()
         let key = uniqueKey("events-retry")
         let timer = RecordingTimer()
-        let fetcher = fetcher(attempts: 3, timer: timer)
-        let events = Events()
-        fetcher.setEventHandler(events.handler)
+        let (fetcher, events) = observed(attempts: 3, timer: timer)
         let url = server.url("status", key, "fail=2&code=503&retry-after=1")
         _ = try await fetcher.body(of: url).value(within: patience)
 
@@ -60,9 +66,7 @@ import Logging
     func giveUpIsReported() async throws {
         let server = try FaultServer.shared()
         let key = uniqueKey("events-give-up")
-        let fetcher = fetcher(attempts: 3, timer: RecordingTimer())
-        let events = Events()
-        fetcher.setEventHandler(events.handler)
+        let (fetcher, events) = observed(attempts: 3)
         let result = try await fetcher.result(of: server.url("status", key, "fail=9&code=502")).value(
             within: patience)
         #expect(result.statusCode == 502)
@@ -82,9 +86,7 @@ import Logging
     func nonIdempotentGiveUpIsReported() async throws {
         let server = try FaultServer.shared()
         let key = uniqueKey("events-post")
-        let fetcher = fetcher(attempts: 3, timer: RecordingTimer())
-        let events = Events()
-        fetcher.setEventHandler(events.handler)
+        let (fetcher, events) = observed(attempts: 3)
         var request = URLRequest(url: server.url("reset-headers", key, "fail=1"))
         request.httpMethod = "POST"
         request.httpBody = Data("payload".utf8)
@@ -101,9 +103,7 @@ import Logging
     @Test("A success, and a status that is not transient, report nothing; a handler set to nil gets no more")
     func quietRequestsReportNothing() async throws {
         let server = try FaultServer.shared()
-        let fetcher = fetcher(attempts: 3, timer: RecordingTimer())
-        let events = Events()
-        fetcher.setEventHandler(events.handler)
+        let (fetcher, events) = observed(attempts: 3)
         _ = try await fetcher.result(of: server.url("status", uniqueKey("events-ok"), "code=200")).value(
             within: patience)
         let notFound = try await fetcher.result(of: server.url("status", uniqueKey("events-400"), "code=400")).value(

@@ -15,6 +15,13 @@ struct AsyncLockStateMachineTests {
 
     typealias Continuation = UnsafeContinuation<Void, Never>
 
+    /// A lock word held by `holder`, and a machine on it; the caller destroys the word.
+    private func heldLock() -> (AsyncLockWord, Locked<AsyncLockStateMachine>) {
+        let word = AsyncLockWord()
+        #expect(word.tryTake(holder.taskBits))
+        return (word, Locked(AsyncLockStateMachine(word: word)))
+    }
+
     /// Queues `waiter` from a suspended task; `afterwards` runs with what the machine said, under
     /// the same lock, and returns the continuation to resume (the machine's `.resumeNow`, or one
     /// a later transition gave back), so that the task always ends.
@@ -33,10 +40,8 @@ struct AsyncLockStateMachineTests {
 
     @Test("A waiter withdrawn before it queues is resumed at once, without the lock, and never queues")
     func withdrawnWhileArriving() async {
-        let word = AsyncLockWord()
+        let (word, machine) = heldLock()
         defer { word.destroy() }
-        #expect(word.tryTake(holder.taskBits))
-        let machine = Locked(AsyncLockStateMachine(word: word))
         let waiter = AsyncLockWaiter(owner: other, priority: priority)
         // Its cancellation handler (or timer) runs between `acquire` and `enqueue`.
         #expect(machine.withValue { $0.cancel(waiter) } == nil)
@@ -59,10 +64,8 @@ struct AsyncLockStateMachineTests {
 
     @Test("A waiter handed the lock stays its holder when its cancellation or timer comes late")
     func lateWithdrawalKeepsTheHandover() async {
-        let word = AsyncLockWord()
+        let (word, machine) = heldLock()
         defer { word.destroy() }
-        #expect(word.tryTake(holder.taskBits))
-        let machine = Locked(AsyncLockStateMachine(word: word))
         let waiter = AsyncLockWaiter(owner: other, priority: priority)
         await enqueue(waiter, in: machine) { enqueue, machine in
             guard case .wait = enqueue else {
@@ -84,10 +87,8 @@ struct AsyncLockStateMachineTests {
 
     @Test("A recycled waiter is a new waiter: its owner, priority and stage are the new task's")
     func recycledWaiterStartsAfresh() async {
-        let word = AsyncLockWord()
+        let (word, machine) = heldLock()
         defer { word.destroy() }
-        #expect(word.tryTake(holder.taskBits))
-        let machine = Locked(AsyncLockStateMachine(word: word))
         let waiter = AsyncLockWaiter(owner: other, priority: priority)
         await enqueue(waiter, in: machine) { _, machine in
             guard case .handOver(let continuation, _) = machine.release() else { return machine.cancel(waiter) }
@@ -114,10 +115,8 @@ struct AsyncLockStateMachineTests {
 
     @Test("A waiter withdrawn twice, by its cancellation and its timer, leaves once: the one behind it keeps its place")
     func withdrawnTwiceLeavesOnce() async {
-        let word = AsyncLockWord()
+        let (word, machine) = heldLock()
         defer { word.destroy() }
-        #expect(word.tryTake(holder.taskBits))
-        let machine = Locked(AsyncLockStateMachine(word: word))
         let first = AsyncLockWaiter(owner: other, priority: priority)
         let second = AsyncLockWaiter(
             owner: AsyncLockStateMachine.Owner(task: UnsafeMutableRawPointer(bitPattern: 0x3000)!), priority: priority)
