@@ -158,14 +158,14 @@ public final class AsyncLock {
             return try await withLockDiagnosed(timeout: timeout, isolation: isolation, file: file, line: line, body)
         }
         if let waiter = try beginAcquire(flags: 0, file: file, line: line) {
-            let timer = try timeout.map { try armTimer(for: waiter, timeout: $0) }
+            if let timeout { try armTimer(for: waiter, timeout: timeout) }
             await withTaskCancellationHandler(
                 operation: {
                     await withUnsafeContinuation(isolation: isolation) { queue(waiter, $0) }
                 },
                 onCancel: { withdraw(waiter) },
                 isolation: isolation)
-            try endWait(waiter, timer: timer, timeout: timeout)
+            try endWait(waiter, timer: nil, timeout: timeout)
         }
         holderSite = (file, line)
         defer { release() }
@@ -191,7 +191,7 @@ public final class AsyncLock {
     ) async throws -> Result {
         let flags = baton_lock_diagnostics() == 0 ? 0 : LockDiagnostics.flags()
         if let waiter = try beginAcquire(flags: flags, file: file, line: line) {
-            let timer = try deadline.map { try armTimer(for: waiter, deadline: $0) }
+            let timer = try deadline.flatMap { try armTimer(for: waiter, deadline: $0) }
             let start: ContinuousClock.Instant? = flags & LockDiagnostics.statisticsBit != 0 ? .now : nil
             await withTaskCancellationHandler(
                 operation: {
@@ -258,24 +258,50 @@ public final class AsyncLock {
         }
     }
 
-    /// Arms the timer of a waiter that is about to queue with a deadline.
+    /// Arms the timer of a waiter that is about to queue with a deadline: on `ContinuousClock`
+    /// the waiter's node itself (see `armNode(_:deadline:)`), on another clock a ``WaitTimer``,
+    /// which a task sleeping on that clock fires.
     ///
+    /// - Returns: The ``WaitTimer``, or `nil` if the node is the timer.
     /// - Throws: ``TimeoutError`` if the deadline has passed already: the lock is held, and a
     ///   wait that may not last stops at once.
     @inline(never)
-    private func armTimer(for waiter: AsyncLockWaiter, deadline: WaitDeadline) throws -> WaitTimer {
+    private func armTimer(for waiter: AsyncLockWaiter, deadline: WaitDeadline) throws -> WaitTimer? {
         if deadline.hasPassedNow {
             throw TimeoutError(operation: "AsyncLock.withLock", timeout: deadline.timeout)
         }
-        return deadline.armTimer(owner: self, waiter: waiter)
+        guard let nanoseconds = deadline.continuousNanoseconds else {
+            return deadline.armTimer(owner: self, waiter: waiter)
+        }
+        armNode(waiter, deadline: nanoseconds)
+        return nil
     }
 
     /// As `armTimer(for:deadline:)`, for a timeout from now: one that is not positive has passed
-    /// already, and the clock is read once, for the deadline.
+    /// already, and the clock is read once, for the deadline; the node is the timer.
     @usableFromInline @inline(never)
-    func armTimer(for waiter: AsyncLockWaiter, timeout: Duration) throws -> WaitTimer {
+    func armTimer(for waiter: AsyncLockWaiter, timeout: Duration) throws {
         guard timeout.isPositive else { throw TimeoutError(operation: "AsyncLock.withLock", timeout: timeout) }
-        return WaitDeadline.armTimer(timeout: timeout, owner: self, waiter: waiter)
+        armNode(waiter, deadline: WaitDeadline.continuousDeadline(timeout: timeout))
+    }
+
+    /// Arms the waiter's node as its own timer in ``DeadlineTimers``: a timed wait then allocates
+    /// nothing beyond the node (which a contended lock recycles). The node keeps the lock while
+    /// it is armed, so that it fires into a live lock even as its waiter returns.
+    private func armNode(_ waiter: AsyncLockWaiter, deadline: Int64) {
+        waiter.deadline = deadline
+        waiter.timedLock = self
+        DeadlineTimers.shared.arm(waiter)
+    }
+
+    /// What a waiter's node does when its deadline comes: takes the waiter out of the queue and
+    /// resumes it, unless it was handed the lock first.
+    func expire(_ waiter: AsyncLockWaiter) {
+        mutex.lock()
+        waiter.expired = true
+        let continuation = machine.cancel(waiter)
+        mutex.unlock()
+        continuation?.resume()
     }
 
     /// Queues a suspending waiter, or resumes it at once if the lock was freed meanwhile, or its
@@ -316,7 +342,14 @@ public final class AsyncLock {
     ///   out first (a lock handed to it as the time ran out is kept).
     @usableFromInline @inline(never)
     func endWait(_ waiter: AsyncLockWaiter, timer: WaitTimer?, timeout: Duration?) throws {
-        let timerStopped = timer?.disarm() ?? true
+        let timerStopped: Bool
+        if let timer {
+            timerStopped = timer.disarm()
+        } else if waiter.timedLock != nil {
+            timerStopped = DeadlineTimers.shared.disarm(waiter)
+        } else {
+            timerStopped = true
+        }
         let cancelled = swift_task_isCancelled(waiter.owner.task)
         if timerStopped && !cancelled {
             _ = word.atomic.load(ordering: .acquiring)
@@ -325,7 +358,7 @@ public final class AsyncLock {
         }
         mutex.lock()
         let acquired = machine.takeOutcome(waiter)
-        let expired = timer?.expired == true
+        let expired = timer?.expired == true || waiter.expired
         mutex.unlock()
         if acquired {
             guard cancelled else { return }
@@ -339,9 +372,10 @@ public final class AsyncLock {
     /// Keeps the node of a wait that ended with the lock handed over, its timer disarmed and its
     /// task not cancelled, for the next task that waits. Nothing else touches it again: the
     /// queue let go of it at the handover, its timer will not fire, and its cancellation handler
-    /// was removed without running (`withTaskCancellationHandler` has returned). A node kept
-    /// before is released.
+    /// was removed without running (`withTaskCancellationHandler` has returned). It lets go of
+    /// the lock, which keeps it now. A node kept before is released.
     private func recycle(_ waiter: AsyncLockWaiter) {
+        waiter.timedLock = nil
         let kept = spareWaiter.exchange(Unmanaged.passRetained(waiter).toOpaque(), ordering: .acquiringAndReleasing)
         if let kept { Unmanaged<AsyncLockWaiter>.fromOpaque(kept).release() }
     }

@@ -144,26 +144,39 @@ struct AsyncLockStateMachineTests {
         #expect(word.holder == second.owner.taskBits)
     }
 
-    @Test("A contended lock keeps the node of a finished wait, and every later wait still ends once")
-    func contendedLockKeepsASpareNode() async throws {
-        let lock = AsyncLock()
-        let counter = Guarded(0)  // guarded by `lock`
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<4 {
-                group.addTask {
-                    for _ in 0..<100 {
-                        try await lock.withLock {
-                            let read = counter.value
-                            await Task.yield()
-                            counter.value = read + 1
+    @Test(
+        "A contended lock keeps the node of a finished wait, timed or not; every wait ends once, and the lock is freed",
+        arguments: [false, true])
+    func contendedLockKeepsASpareNode(timed: Bool) async throws {
+        weak var freed: AsyncLock?
+        do {
+            let lock = AsyncLock()
+            freed = lock
+            let counter = Guarded(0)  // guarded by `lock`
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        for _ in 0..<100 {
+                            let section = {
+                                let read = counter.value
+                                await Task.yield()
+                                counter.value = read + 1
+                            }
+                            if timed {
+                                try await lock.withLock(timeout: .seconds(60), section)
+                            } else {
+                                try await lock.withLock(section)
+                            }
                         }
                     }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
+            #expect(try await lock.withLock { counter.value } == 400)
+            #expect(lock.spareWaiter.load(ordering: .acquiring) != nil)
+            #expect(!lock.isHeld && lock.waitingCount == 0)
         }
-        #expect(try await lock.withLock { counter.value } == 400)
-        #expect(lock.spareWaiter.load(ordering: .acquiring) != nil)
-        #expect(!lock.isHeld && lock.waitingCount == 0)
+        // The spare node, once a timer, does not keep its lock.
+        #expect(freed == nil)
     }
 }

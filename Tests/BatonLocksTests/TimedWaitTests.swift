@@ -384,6 +384,70 @@ struct AsyncLockTimedWaitTests {
         #expect(error?.code == .reentry)
     }
 
+    @Test("withLock(timeout:) on the continuous clock: a real short timeout fires and a handover in time wins")
+    func continuousClock() async throws {
+        let lock = AsyncLock()
+        let release = Gate()
+        let holding = Gate()
+        let holder = Task {
+            try await lock.withLock {
+                holding.open()
+                await release.wait()
+            }
+        }
+        await holding.wait()
+        let ran = Locked(false)
+        await #expect(throws: TimeoutError.self) {
+            try await lock.withLock(timeout: .milliseconds(5)) { ran.withValue { $0 = true } }
+        }
+        #expect(ran.get() == false)
+        #expect(lock.waitingCount == 0 && lock.isHeld)
+        let waiter = Task { await TimedOutcome { try await lock.withLock(timeout: .seconds(60)) {} } }
+        #expect(await waitUntil { lock.waitingCount == 1 })
+        release.open()
+        try await holder.value
+        #expect(await waiter.valueOrCancel == .returned)
+        #expect(!lock.isHeld && lock.waitingCount == 0)
+    }
+
+    @Test(
+        "Real short timeouts on the continuous clock racing handovers: exact count, never two inside, each ends once",
+        arguments: 1...3)
+    func continuousClockStorm(round: Int) async throws {
+        let lock = AsyncLock()
+        let state = Locked((inside: 0, most: 0, ran: 0, timedOut: 0))
+        let waiters = 120
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<waiters {
+                group.addTask {
+                    let outcome = await TimedOutcome {
+                        try await lock.withLock(timeout: .microseconds(50 * (index % 7))) {
+                            state.withValue {
+                                $0.inside += 1
+                                $0.most = max($0.most, $0.inside)
+                                $0.ran += 1
+                            }
+                            await Task.yield()
+                            state.withValue { $0.inside -= 1 }
+                        }
+                    }
+                    switch outcome {
+                    case .returned: break
+                    case .timedOut: state.withValue { $0.timedOut += 1 }
+                    default: Issue.record("unexpected \(outcome)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let counts = state.get()
+        #expect(counts.ran + counts.timedOut == waiters)
+        #expect(counts.most == 1 && counts.inside == 0)
+        #expect(!lock.isHeld && lock.waitingCount == 0)
+        // The lock is whole afterwards: a wait with a timeout takes it.
+        #expect(try await lock.withLock(timeout: .seconds(60)) { 1 } == 1)
+    }
+
     @Test(
         "A storm of timed waiters on one lock: exact count, never two inside, every waiter ends once", arguments: 1...3)
     func storm(round: Int) async throws {

@@ -276,12 +276,19 @@ struct AsyncLockStateMachine {
 /// A task waiting for an ``AsyncLock``: its node in the lock's queue, taken when the task finds
 /// the lock held and kept by the waiting task (and, while it is queued, by the queue).
 ///
+/// The node is also the timer of a wait with a deadline on `ContinuousClock` (every
+/// `withLock(timeout:)`): armed in ``DeadlineTimers`` when the waiter queues, disarmed when its
+/// wait ends, so that a timed wait allocates nothing beyond the node. While it is armed it keeps
+/// the lock (`timedLock`), so that a timer firing as its waiter returns finds the lock alive.
+///
 /// A node whose wait ended with the lock handed over, its timer disarmed and its task not
 /// cancelled is referenced by nothing that will touch it again; the lock keeps one such node
 /// aside for the next task that waits (see `AsyncLock.recycle(_:)`), which sets its owner and
-/// priority anew. Every other `var` is guarded by the lock's mutex.
+/// priority anew. `stage`, `expired` and the links are guarded by the lock's mutex; the owner,
+/// priority, deadline and `timedLock` are set by the waiting task before the node is queued or
+/// armed, and cleared only when it is recycled.
 @usableFromInline
-final class AsyncLockWaiter: @unchecked Sendable {  // see above
+final class AsyncLockWaiter: DeadlineTimer, @unchecked Sendable {  // see above
     /// Where a waiter is in its wait.
     enum Stage {
         /// Made (or taken from the spare) and not queued yet.
@@ -293,7 +300,6 @@ final class AsyncLockWaiter: @unchecked Sendable {  // see above
         case withdrawn
     }
 
-    /// Set by the task that takes the node, before anything else can see it.
     var owner: AsyncLockStateMachine.Owner
     var priority: AsyncLockStateMachine.Priority
     var stage = Stage.arriving
@@ -302,10 +308,21 @@ final class AsyncLockWaiter: @unchecked Sendable {  // see above
     var next: AsyncLockWaiter?
     /// The waiter ahead, which keeps this one through its `next`.
     unowned(unsafe) var previous: AsyncLockWaiter?
+    /// The lock whose wait this node's timer ends, while the node is armed as a timer; `nil` for
+    /// a wait with no deadline on `ContinuousClock`.
+    var timedLock: AsyncLock?
+    /// Whether the waiter's deadline came while it waited.
+    var expired = false
 
     init(owner: AsyncLockStateMachine.Owner, priority: AsyncLockStateMachine.Priority) {
         self.owner = owner
         self.priority = priority
+        super.init(deadline: .max)
+    }
+
+    /// The deadline has come: the lock takes the waiter out, unless it was handed the lock.
+    override func fire() {
+        timedLock?.expire(self)
     }
 
     /// Makes a node whose last wait ended with the lock handed over the node of a new waiter.
@@ -313,6 +330,7 @@ final class AsyncLockWaiter: @unchecked Sendable {  // see above
         self.owner = owner
         self.priority = priority
         stage = .arriving
+        expired = false
     }
 }
 

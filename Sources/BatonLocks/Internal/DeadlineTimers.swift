@@ -98,8 +98,9 @@ final class DeadlineTimers: @unchecked Sendable {  // `mutex` guards `heap` and 
 /// subclass overrides). It knows its place in the heap, so that disarming it needs no lookup.
 @usableFromInline
 class DeadlineTimer: @unchecked Sendable {  // `index` is guarded by the mutex of the heap's owner
-    /// In ``ContinuousNanoseconds``.
-    let deadline: Int64
+    /// In ``ContinuousNanoseconds``. Set before the timer is armed, never while it is (a timer
+    /// that is armed again, as an `AsyncLock`'s recycled waiter is, may have a new one).
+    var deadline: Int64
     /// Where the timer is in the heap; `nil` while it is not in it (not armed yet, fired or
     /// disarmed).
     fileprivate var index: Int?

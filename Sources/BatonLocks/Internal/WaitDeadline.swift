@@ -36,8 +36,13 @@ struct WaitDeadline: Sendable {
         self.clock = .continuous(Self.continuousDeadline(timeout: timeout))
     }
 
+    /// The deadline on `ContinuousClock`, in ``ContinuousNanoseconds``; `nil` on another clock.
+    var continuousNanoseconds: Int64? {
+        if case .continuous(let deadline) = clock { deadline } else { nil }
+    }
+
     /// The deadline `timeout` from now, in ``ContinuousNanoseconds``, saturating.
-    private static func continuousDeadline(timeout: Duration) -> Int64 {
+    static func continuousDeadline(timeout: Duration) -> Int64 {
         let (deadline, overflow) = ContinuousNanoseconds.now.addingReportingOverflow(timeout.wholeNanoseconds)
         return overflow ? (timeout.isPositive ? .max : .min) : deadline
     }
