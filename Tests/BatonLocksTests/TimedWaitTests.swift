@@ -268,15 +268,7 @@ struct AsyncLockTimedWaitTests {
     func timeoutFires() async throws {
         let clock = TestClock()
         let lock = AsyncLock()
-        let release = Gate()
-        let holding = Gate()
-        let holder = Task {
-            try await lock.withLock {
-                holding.open()
-                await release.wait()
-            }
-        }
-        await holding.wait()
+        let (release, holder) = await hold(lock)
         let ran = Locked(false)
         let waiter = Task {
             await TimedOutcome {
@@ -303,15 +295,7 @@ struct AsyncLockTimedWaitTests {
     func timeoutDoesNotFire() async throws {
         let clock = TestClock()
         let lock = AsyncLock()
-        let release = Gate()
-        let holding = Gate()
-        let holder = Task {
-            try await lock.withLock {
-                holding.open()
-                await release.wait()
-            }
-        }
-        await holding.wait()
+        let (release, holder) = await hold(lock)
         let waiter = Task {
             try await lock.withLock(until: clock.now.advanced(by: .seconds(2)), clock: clock) { 42 }
         }
@@ -327,15 +311,7 @@ struct AsyncLockTimedWaitTests {
     func handoffBeatsTimeout() async throws {
         let clock = TestClock()
         let lock = AsyncLock()
-        let release = Gate()
-        let holding = Gate()
-        let holder = Task {
-            try await lock.withLock {
-                holding.open()
-                await release.wait()
-            }
-        }
-        await holding.wait()
+        let (release, holder) = await hold(lock)
         let executor = HoldableExecutor()
         let waiter = Task(executorPreference: executor) {
             await TimedOutcome {
@@ -357,15 +333,7 @@ struct AsyncLockTimedWaitTests {
     func pastDeadline() async throws {
         let lock = AsyncLock()
         #expect(try await lock.withLock(timeout: .zero) { 1 } == 1)
-        let release = Gate()
-        let holding = Gate()
-        let holder = Task {
-            try await lock.withLock {
-                holding.open()
-                await release.wait()
-            }
-        }
-        await holding.wait()
+        let (release, holder) = await hold(lock)
         let error = await #expect(throws: TimeoutError.self) { try await lock.withLock(timeout: .zero) {} }
         #expect(error?.operation == "AsyncLock.withLock")
         #expect(lock.waitingCount == 0)
@@ -387,15 +355,7 @@ struct AsyncLockTimedWaitTests {
     @Test("withLock(timeout:) on the continuous clock: a real short timeout fires and a handover in time wins")
     func continuousClock() async throws {
         let lock = AsyncLock()
-        let release = Gate()
-        let holding = Gate()
-        let holder = Task {
-            try await lock.withLock {
-                holding.open()
-                await release.wait()
-            }
-        }
-        await holding.wait()
+        let (release, holder) = await hold(lock)
         let ran = Locked(false)
         await #expect(throws: TimeoutError.self) {
             try await lock.withLock(timeout: .milliseconds(5)) { ran.withValue { $0 = true } }
@@ -415,35 +375,9 @@ struct AsyncLockTimedWaitTests {
         arguments: 1...3)
     func continuousClockStorm(round: Int) async throws {
         let lock = AsyncLock()
-        let state = Locked((inside: 0, most: 0, ran: 0, timedOut: 0))
-        let waiters = 120
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<waiters {
-                group.addTask {
-                    let outcome = await TimedOutcome {
-                        try await lock.withLock(timeout: .microseconds(50 * (index % 7))) {
-                            state.withValue {
-                                $0.inside += 1
-                                $0.most = max($0.most, $0.inside)
-                                $0.ran += 1
-                            }
-                            await Task.yield()
-                            state.withValue { $0.inside -= 1 }
-                        }
-                    }
-                    switch outcome {
-                    case .returned: break
-                    case .timedOut: state.withValue { $0.timedOut += 1 }
-                    default: Issue.record("unexpected \(outcome)")
-                    }
-                }
-            }
-            try await group.waitForAll()
+        try await raceTimedWaiters(on: lock, waiters: 120) { index, section in
+            try await lock.withLock(timeout: .microseconds(50 * (index % 7)), section)
         }
-        let counts = state.get()
-        #expect(counts.ran + counts.timedOut == waiters)
-        #expect(counts.most == 1 && counts.inside == 0)
-        #expect(!lock.isHeld && lock.waitingCount == 0)
         // The lock is whole afterwards: a wait with a timeout takes it.
         #expect(try await lock.withLock(timeout: .seconds(60)) { 1 } == 1)
     }
@@ -453,42 +387,68 @@ struct AsyncLockTimedWaitTests {
     func storm(round: Int) async throws {
         let clock = TestClock()
         let lock = AsyncLock()
+        try await raceTimedWaiters(on: lock, waiters: 150) { index, section in
+            try await lock.withLock(until: clock.now.advanced(by: .milliseconds(index % 5)), clock: clock, section)
+        } beside: {
+            for _ in 0..<30 {
+                await clock.advance(by: .milliseconds(1))
+                await Task.yield()
+            }
+        }
+        #expect(await noSleepers(on: clock))
+    }
+
+    /// Starts a task that takes `lock` and holds it until `release` opens; returns once it holds
+    /// the lock.
+    private func hold(_ lock: AsyncLock) async -> (release: Gate, holder: Task<Void, any Error>) {
+        let release = Gate()
+        let holding = Gate()
+        let holder = Task {
+            try await lock.withLock {
+                holding.open()
+                await release.wait()
+            }
+        }
+        await holding.wait()
+        return (release, holder)
+    }
+
+    /// Races `waiters` tasks that each take `lock` through `take(index, section)`, the section
+    /// yielding inside, with `beside` running alongside (a clock's advances); then checks that
+    /// every waiter ran its section or timed out, once, that no two were ever inside, and that
+    /// the lock is free with no one waiting.
+    private func raceTimedWaiters(
+        on lock: AsyncLock, waiters: Int,
+        take: @escaping @Sendable (_ index: Int, _ section: @escaping @Sendable () async -> Void) async throws -> Void,
+        beside: (@Sendable () async -> Void)? = nil
+    ) async throws {
         let state = Locked((inside: 0, most: 0, ran: 0, timedOut: 0))
-        let waiters = 150
+        let section: @Sendable () async -> Void = {
+            state.withValue {
+                $0.inside += 1
+                $0.most = max($0.most, $0.inside)
+                $0.ran += 1
+            }
+            await Task.yield()
+            state.withValue { $0.inside -= 1 }
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<waiters {
                 group.addTask {
-                    let outcome = await TimedOutcome {
-                        try await lock.withLock(until: clock.now.advanced(by: .milliseconds(index % 5)), clock: clock) {
-                            state.withValue {
-                                $0.inside += 1
-                                $0.most = max($0.most, $0.inside)
-                                $0.ran += 1
-                            }
-                            await Task.yield()
-                            state.withValue { $0.inside -= 1 }
-                        }
-                    }
-                    switch outcome {
+                    switch await TimedOutcome({ try await take(index, section) }) {
                     case .returned: break
                     case .timedOut: state.withValue { $0.timedOut += 1 }
-                    default: Issue.record("unexpected \(outcome)")
+                    case let outcome: Issue.record("unexpected \(outcome)")
                     }
                 }
             }
-            group.addTask {
-                for _ in 0..<30 {
-                    await clock.advance(by: .milliseconds(1))
-                    await Task.yield()
-                }
-            }
+            if let beside { group.addTask { await beside() } }
             try await group.waitForAll()
         }
         let counts = state.get()
         #expect(counts.ran + counts.timedOut == waiters)
         #expect(counts.most == 1 && counts.inside == 0)
         #expect(!lock.isHeld && lock.waitingCount == 0)
-        #expect(await noSleepers(on: clock))
     }
 }
 
