@@ -75,16 +75,6 @@ struct WaitDeadline: Sendable {
         }
     }
 
-    /// As `WaitDeadline(timeout: timeout).armTimer(owner:id:waiter:)`, without the deadline value
-    /// (which a wait given a `Duration` needs only for this).
-    static func armTimer(
-        timeout: Duration, owner: any TimedWaiterOwner, id: UInt64 = 0, waiter: AnyObject? = nil
-    ) -> WaitTimer {
-        let timer = WaitTimer(deadline: continuousDeadline(timeout: timeout), owner: owner, id: id, waiter: waiter)
-        DeadlineTimers.shared.arm(timer)
-        return timer
-    }
-
     /// Arms the timer of a waiter, known to `owner` by its ID or as an object: when the deadline
     /// comes, it takes the waiter out of `owner`'s queue, unless it is disarmed first.
     func armTimer(owner: any TimedWaiterOwner, id: UInt64 = 0, waiter: AnyObject? = nil) -> WaitTimer {
