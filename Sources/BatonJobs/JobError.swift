@@ -34,6 +34,7 @@ public struct JobError: Error, Sendable, Hashable, CustomStringConvertible {
             case ownedByQueue
             case cancelled
             case notFinished
+            case queueShutDown
         }
 
         private let value: Value
@@ -60,6 +61,8 @@ public struct JobError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let cancelled = Code(.cancelled)
         /// The result of a job that has not finished was read.
         public static let notFinished = Code(.notFinished)
+        /// The job was added to a queue that has begun to shut down; ``JobError/queue`` names it.
+        public static let queueShutDown = Code(.queueShutDown)
 
         /// The code's name, e.g. `dependencyCycle`.
         public var description: String { value.rawValue }
@@ -70,8 +73,8 @@ public struct JobError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The job the failed call was made on. For ``Code/dependencyCycle`` it is the first job of
     /// ``cycle``: the one `addDependency` was called on.
     public let job: String
-    /// The queue involved, for ``Code/alreadyAdded`` and ``Code/ownedByQueue``; `nil` for other
-    /// codes.
+    /// The queue involved, for ``Code/alreadyAdded``, ``Code/ownedByQueue`` and
+    /// ``Code/queueShutDown``; `nil` for other codes.
     public let queue: String?
     /// For ``Code/dependencyCycle``, the jobs on the cycle in waiting order: each waits for the
     /// next, and the last waits for the first. The first is the job `addDependency` was called
@@ -161,6 +164,11 @@ public struct JobError: Error, Sendable, Hashable, CustomStringConvertible {
         JobError(code: .notFinished, job: job)
     }
 
+    /// The job was added to `queue` after its shutdown began: code ``Code/queueShutDown``.
+    public static func queueShutDown(job: String, queue: String) -> JobError {
+        JobError(code: .queueShutDown, job: job, queue: queue)
+    }
+
     /// Equal when the code and the details are equal; ``underlyingError`` is not compared.
     public static func == (lhs: JobError, rhs: JobError) -> Bool {
         lhs.code == rhs.code && lhs.job == rhs.job && lhs.queue == rhs.queue && lhs.cycle == rhs.cycle
@@ -207,6 +215,9 @@ public struct JobError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notFinished:
             return "\(job) has not finished, so it has no result yet; read it after "
                 + "waitUntilFinished() or `await finished()`, or `try await value`"
+        case .queueShutDown:
+            return "\(job) was not added: queue \(queue ?? "?") is shutting down and takes no more jobs; "
+                + "add jobs before shutDown(gracePeriod:) is called, or to a queue that is running"
         default:
             return "\(job): job error \(code)"
         }

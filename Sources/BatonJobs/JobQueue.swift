@@ -69,7 +69,8 @@ public final class JobQueue: Sendable {
     ///
     /// - Throws: ``JobError/alreadyAdded(job:queue:)`` when the job is in a queue already,
     ///   ``JobError/alreadyExecuting(job:)`` or ``JobError/alreadyFinished(job:)`` when it has
-    ///   started.
+    ///   started, ``JobError/queueShutDown(job:queue:)`` once the queue has begun to shut down
+    ///   (``shutDown(gracePeriod:clock:finishingQueuedJobs:)``); the job is then left as it was.
     public func add(_ job: Job) throws(JobError) {
         try add([job])
     }
@@ -88,6 +89,9 @@ public final class JobQueue: Sendable {
                 batch.load(fromByteOffset: index * MemoryLayout<Job>.stride, as: Unmanaged<Job>.self)
             }
             try JobGraph.lock.withLock { () throws(JobError) in
+                if core.machine.shutDown, !buffer.isEmpty {
+                    throw .queueShutDown(job: job(0)._withUnsafeGuaranteedRef { $0.description }, queue: name)
+                }
                 // Each job is marked as it is checked, so a second occurrence is seen; the marks
                 // are cleared again before anything is added or thrown.
                 var refused: JobError?
@@ -130,6 +134,11 @@ public final class JobQueue: Sendable {
 
     /// Adds a job that runs `body`, and returns it (to add dependencies to it, observe or
     /// cancel it).
+    ///
+    /// Once the queue has begun to shut down (``shutDown(gracePeriod:clock:finishingQueuedJobs:)``)
+    /// the job is refused: it finishes at once, cancelled (``JobCancellationReason/requested``),
+    /// and `body` never runs. A job added on another thread just as shutdown begins is either
+    /// taken, as a job added before, or refused; never lost.
     ///
     /// - Parameters:
     ///   - priority: Where it goes among the ready jobs.

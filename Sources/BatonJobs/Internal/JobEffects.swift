@@ -1,3 +1,4 @@
+import BatonLocks
 import Dispatch
 
 /// What a transition under ``JobGraph/lock`` decided should happen once the lock is released:
@@ -56,17 +57,26 @@ struct JobEffects {
 enum JobWaiter {
     case semaphore(DispatchSemaphore)
     case continuation(CheckedContinuation<Void, Never>)
+    /// A wait with a deadline and cancellation: a shutdown's grace period.
+    case asyncSemaphore(AsyncSemaphore)
 
     func resume() {
         switch self {
         case .semaphore(let semaphore): semaphore.signal()
         case .continuation(let continuation): continuation.resume()
+        case .asyncSemaphore(let semaphore): _ = semaphore.signal()
         }
     }
 
     /// Whether this is the waiter that blocks on `semaphore`.
     func waits(on semaphore: DispatchSemaphore) -> Bool {
         if case .semaphore(let own) = self { return own === semaphore }
+        return false
+    }
+
+    /// Whether this is the waiter that waits on `semaphore`.
+    func waits(on semaphore: AsyncSemaphore) -> Bool {
+        if case .asyncSemaphore(let own) = self { return own === semaphore }
         return false
     }
 }
@@ -76,6 +86,14 @@ extension [JobWaiter] {
     /// not here, because the job or queue it waited for has already taken its waiters out to
     /// wake them.
     mutating func remove(waitingOn semaphore: DispatchSemaphore) -> Bool {
+        guard let index = firstIndex(where: { $0.waits(on: semaphore) }) else { return false }
+        remove(at: index)
+        return true
+    }
+
+    /// Takes out the waiter that waits on `semaphore` (a grace period that ran out); `false` if
+    /// the queue has taken it out to wake it.
+    mutating func remove(waitingOn semaphore: AsyncSemaphore) -> Bool {
         guard let index = firstIndex(where: { $0.waits(on: semaphore) }) else { return false }
         remove(at: index)
         return true

@@ -33,6 +33,8 @@ final class QueueCore {
     private let inbox = UnsafeAtomic<Unmanaged<Job>?>.create(nil)
     /// `machine.active`, readable without the lock by a thread that pushed onto the inbox.
     private let slotsInUse = UnsafeAtomic<Int>.create(0)
+    /// `machine.shutDown`, readable without the lock by a thread that pushed onto the inbox.
+    private let shutDownBegun = UnsafeAtomic<Bool>.create(false)
 
     /// How many jobs a worker runs before it hands its slot to a fresh dispatch, so a busy
     /// queue does not keep one Dispatch thread from other work forever.
@@ -48,6 +50,7 @@ final class QueueCore {
         // A queue with jobs in its inbox is alive (see `submit`), so the inbox is empty.
         inbox.destroy()
         slotsInUse.destroy()
+        shutDownBegun.destroy()
     }
 
     // MARK: The inbox
@@ -76,18 +79,42 @@ final class QueueCore {
             }
             pushed = true
             // Every slot still busy: a holder will see the job when it looks for work or leaves.
-            if slotsInUse.load(ordering: .sequentiallyConsistent) >= maxConcurrentJobs { return }
+            // Unless a shutdown began meanwhile: it stores its flag, then moves the inbox in, so
+            // a job pushed before the store is among the jobs it finds; one pushed after is
+            // seen here, and refused under the lock.
+            if slotsInUse.load(ordering: .sequentiallyConsistent) >= maxConcurrentJobs,
+                !shutDownBegun.load(ordering: .sequentiallyConsistent)
+            {
+                return
+            }
         }
         var fx = JobEffects()
         JobGraph.lock.withLock {
             admitInboxLocked()
-            if pushed {
+            if machine.shutDown {
+                // Refused: a job added once shutdown has begun finishes as cancelled at once
+                // (a pushed one may have started meanwhile: it sees the cancellation).
+                JobGraph.cancelLocked(job, &fx)
+                if !pushed { enqueueLocked(job, &fx) }
+                JobGraph.finalizePendingLocked(&fx)
+            } else if pushed {
                 requestWorkersLocked(&fx)
             } else {
                 enqueueLocked(job, &fx)
             }
         }
         fx.perform()
+    }
+
+    /// Marks the queue shut down (under the lock), first for ``submit(_:)``'s unlocked check,
+    /// then for everything under the lock; moves the inbox in, so that every job added before
+    /// is a member. Returns whether this call began the shutdown.
+    func beginShutdownLocked() -> Bool {
+        guard !machine.shutDown else { return false }
+        shutDownBegun.store(true, ordering: .sequentiallyConsistent)
+        machine.shutDown = true
+        admitInboxLocked()
+        return true
     }
 
     /// Moves the inbox into the queue, oldest first: each job joins the members and its ready

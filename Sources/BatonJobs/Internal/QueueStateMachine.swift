@@ -33,6 +33,9 @@ struct QueueStateMachine {
     /// worth starting for ready jobs beyond these.
     var searching = 0
     var suspended = false
+    /// ``JobQueue/shutDown(gracePeriod:clock:finishingQueuedJobs:)`` has begun: the queue takes no
+    /// more jobs.
+    var shutDown = false
     var waiters: [JobWaiter] = []
 
     /// Appends a job to the members. The list's jobs are borrowed, not bound to strong
