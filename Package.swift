@@ -11,6 +11,8 @@ let atomics: Target.Dependency = .product(name: "Atomics", package: "swift-atomi
 let macros: TargetDependencyCondition? = .when(traits: ["Macros"])
 /// The server integrations, each a trait that is off by default and fetches only its own package.
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"]))
+let lifecycle: Target.Dependency = .product(
+    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"]))
 /// The seam of the ModelChecking trait: the lock words' atomics and futex calls, and a future's
 /// completion flag, go through a scheduler that the model checker installs.
 let modelChecking: [SwiftSetting] = [.define("BATON_MODEL_CHECK", .when(traits: ["ModelChecking"]))]
@@ -44,6 +46,14 @@ let package = Package(
                 """
         ),
         .trait(
+            name: "Lifecycle",
+            description: """
+                `JobQueueService` and `FetcherService`: a `JobQueue` and a `Fetcher` as swift-service-lifecycle \
+                `Service`s that shut down gracefully with their `ServiceGroup`. Adds swift-server/swift-service-lifecycle \
+                (with apple/swift-log and apple/swift-async-algorithms).
+                """
+        ),
+        .trait(
             name: "ModelChecking",
             description: """
                 For Baton's own tests only: the atomics and futex calls of `Lock`, `RecursiveLock`, \
@@ -58,6 +68,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // The Logging trait only.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // The Lifecycle trait only.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         // Tests only: a manual clock (`TestClock`) for timeouts and rate limits.
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
@@ -71,10 +83,10 @@ let package = Package(
             name: "BatonLocks", dependencies: ["CBatonPlatform", "BatonInternals", atomics, logging],
             swiftSettings: modelChecking),
         .target(name: "BatonCache", dependencies: ["BatonLocks", "BatonInternals", atomics]),
-        .target(name: "BatonJobs", dependencies: ["BatonLocks", "BatonInternals", atomics]),
+        .target(name: "BatonJobs", dependencies: ["BatonLocks", "BatonInternals", atomics, lifecycle]),
         .target(
             name: "BatonFutures", dependencies: ["BatonLocks", "BatonInternals", atomics], swiftSettings: modelChecking),
-        .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache", logging]),
+        .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache", logging, lifecycle]),
         .target(name: "Baton", dependencies: ["BatonLocks", "BatonCache", "BatonJobs", "BatonFutures", "BatonHTTP"]),
         // Without the Macros trait no swift-syntax is fetched: the plugin is an empty tool that
         // nothing uses, and BatonMacros warns that `@Synchronized` needs the trait.
@@ -106,7 +118,14 @@ let package = Package(
             dependencies: ["BatonLocks", "BatonModelChecking", atomics, clocks, logging] + testSupport,
             swiftSettings: modelChecking),
         .testTarget(name: "BatonCacheTests", dependencies: ["BatonCache", atomics] + testSupport),
-        .testTarget(name: "BatonJobsTests", dependencies: ["BatonJobs", "BatonInternals", "BatonTestSupport", clocks]),
+        .testTarget(
+            name: "BatonJobsTests",
+            dependencies: [
+                "BatonJobs", "BatonInternals", "BatonTestSupport", clocks, lifecycle,
+                .product(
+                    name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["Lifecycle"])),
+            ]),
         .testTarget(
             name: "BatonFuturesTests",
             dependencies: ["BatonFutures", "BatonLocks", "BatonModelChecking", clocks] + testSupport,
