@@ -67,7 +67,7 @@ import Testing
         #expect(!running.job.isFinished)
 
         running.open()
-        try await run.value
+        try await run.value(within: 30)
         #expect(running.job.outcome?.isSucceeded == true)
         #expect(endings.value == 2, "each job ends once")
         #expect(queue.jobCount == 0)
@@ -90,7 +90,7 @@ import Testing
         #expect(await ShutdownTests.waitForWaiters(1, of: queue))
         #expect(!queued.isFinished)
         running.open()
-        try await run.value
+        try await run.value(within: 30)
         #expect(queued.outcome?.isSucceeded == true)
     }
 
@@ -108,7 +108,7 @@ import Testing
         #expect(await ShutdownTests.waitForWaiters(1, of: queue))
         #expect(!stubborn.isFinished)
         await clock.advance(by: .seconds(5))
-        try await run.value
+        try await run.value(within: 30)
         #expect(ShutdownTests.isRequestedCancellation(stubborn.outcome))
     }
 
@@ -127,7 +127,7 @@ import Testing
         // The service is waiting for graceful shutdown; the group is cancelled instead.
         #expect(service.started.wait(timeout: .now() + .seconds(60)) == .success)
         run.cancel()
-        _ = try? await run.value
+        _ = try? await run.value(within: 30)
         #expect(queue.isShutDown)
         #expect(ShutdownTests.isRequestedCancellation(stubborn.outcome))
         #expect(ShutdownTests.isRequestedCancellation(queued.outcome))
@@ -148,7 +148,7 @@ import Testing
         let run = Task { try await group.run() }
         #expect(await eventuallyHolds { added.value.count >= 200 })
         await group.triggerGracefulShutdown()
-        try await run.value
+        try await run.value(within: 30)
         #expect(refusals.value.map(\.description) == [])
         #expect(added.value.count >= 200)
         #expect(added.value.allSatisfy { $0.outcome?.isSucceeded == true })

@@ -112,7 +112,7 @@ import Testing
         #expect(late.isFinished)
         #expect(Self.isRequestedCancellation(late.outcome))
         running.open()
-        await shutdown.value
+        await shutdown.value(within: 30)
         #expect(ran.value == 0)
         #expect(running.job.outcome?.isSucceeded == true)
     }
@@ -177,7 +177,7 @@ import Testing
         #expect(!running.job.isCancelled)
 
         running.open()
-        await shutdown.value
+        await shutdown.value(within: 30)
         #expect(running.job.outcome?.isSucceeded == true)
         #expect(queue.jobCount == 0)
         #expect(Self.waiters(of: queue) == 0)
@@ -201,7 +201,7 @@ import Testing
         }
 
         running.open()
-        await shutdown.value
+        await shutdown.value(within: 30)
         #expect(queued.outcome?.isSucceeded == true)
         #expect(ran.value == 1)
     }
@@ -222,7 +222,7 @@ import Testing
         await clock.advance(by: .seconds(9))
         #expect(!stubborn.isFinished, "not cancelled before the grace period ends")
         await clock.advance(by: .seconds(1))
-        await shutdown.value
+        await shutdown.value(within: 30)
         #expect(Self.isRequestedCancellation(stubborn.outcome))
         #expect(Self.isRequestedCancellation(queued.outcome))
         #expect(queue.jobCount == 0)
@@ -239,7 +239,7 @@ import Testing
         let shutdown = Task { await queue.shutDown(gracePeriod: .seconds(3600), clock: TestClock()) }
         #expect(await Self.waitForWaiters(1, of: queue))
         shutdown.cancel()
-        await shutdown.value
+        await shutdown.value(within: 30)
         #expect(Self.isRequestedCancellation(stubborn.outcome))
         #expect(queue.jobCount == 0)
     }
@@ -259,8 +259,8 @@ import Testing
         }
         #expect(await Self.waitForWaiters(2, of: queue))
         running.open()
-        await first.value
-        #expect(await second.value, "the second call returned before the job finished")
+        await first.value(within: 30)
+        #expect(await second.value(within: 30) == true, "the second call returned before the job finished")
         #expect(running.job.outcome?.isSucceeded == true)
     }
 
@@ -283,7 +283,7 @@ import Testing
         #expect(running.job.isCancelled)
         #expect(!returned.value)
         running.open()
-        await shutdown.value
+        await shutdown.value(within: 30)
         #expect(returned.value)
         #expect(Self.isRequestedCancellation(running.job.outcome))
     }
