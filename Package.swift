@@ -48,9 +48,9 @@ let package = Package(
         .trait(
             name: "Lifecycle",
             description: """
-                `JobQueueService` and `FetcherService`: a `JobQueue` and a `Fetcher` as swift-service-lifecycle \
-                `Service`s that shut down gracefully with their `ServiceGroup`. Adds swift-server/swift-service-lifecycle \
-                (with apple/swift-log and apple/swift-async-algorithms).
+                `JobQueueService`: a `JobQueue` as a swift-service-lifecycle `Service` that shuts the queue \
+                down gracefully with its `ServiceGroup`. Adds swift-server/swift-service-lifecycle (with \
+                apple/swift-log, apple/swift-async-algorithms and apple/swift-collections).
                 """
         ),
         .trait(
@@ -155,12 +155,12 @@ let package = Package(
             ]
         ),
         // The After code of the migration guides in Sources/Baton/Baton.docc, and every block of
-        // BatonTesting's article, verbatim, run by tests (Scripts/check-guides checks that every
+        // BatonTesting's article and of "Running Baton in a service", verbatim, run by tests (Scripts/check-guides checks that every
         // block is here).
         .testTarget(
             name: "BatonGuideTests",
             dependencies: [
-                "Baton", "BatonTesting", "BatonTestSupport", "BatonHTTPTestSupport",
+                "Baton", "BatonTesting", "BatonTestSupport", "BatonHTTPTestSupport", logging, lifecycle,
                 .target(name: "BatonMacros", condition: macros),
             ]
         ),
