@@ -95,11 +95,7 @@ import Testing
     }
 
     @Test func theGracePeriodRunsOnTheServicesClock() async throws {
-        let queue = JobQueue(name: "service-clock", maxConcurrentJobs: 1)
-        let started = DispatchSemaphore(value: 0)
-        let stubborn = ShutdownTests.untilCancelled("stubborn", started: started)
-        try queue.add(stubborn)
-        #expect(started.wait(timeout: .now() + .seconds(60)) == .success)
+        let (queue, stubborn) = try ShutdownTests.queueRunningStubborn("service-clock")
 
         let clock = TestClock()
         let group = ServiceGroup(services: [JobQueueService(queue, gracePeriod: .seconds(5), clock: clock)])
@@ -113,12 +109,8 @@ import Testing
     }
 
     @Test func cancellingTheGroupCancelsEveryJobAndStillWaitsForThem() async throws {
-        let queue = JobQueue(name: "service-cancelled", maxConcurrentJobs: 1)
-        let started = DispatchSemaphore(value: 0)
-        let stubborn = ShutdownTests.untilCancelled("stubborn", started: started)
         let queued = BlockJob(name: "queued") {}
-        try queue.add([stubborn, queued])
-        #expect(started.wait(timeout: .now() + .seconds(60)) == .success)
+        let (queue, stubborn) = try ShutdownTests.queueRunningStubborn("service-cancelled", behind: [queued])
 
         let service = Announced(
             JobQueueService(queue, gracePeriod: .seconds(3600), clock: TestClock(), finishingQueuedJobs: true))

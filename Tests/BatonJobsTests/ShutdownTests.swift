@@ -40,6 +40,25 @@ import Testing
         }
     }
 
+    /// A queue of one slot running `running`'s job; returns once the job runs.
+    static func queue(_ name: String, running: Gated) throws -> JobQueue {
+        let queue = JobQueue(name: name, maxConcurrentJobs: 1)
+        try queue.add(running.job)
+        #expect(running.waitUntilStarted())
+        return queue
+    }
+
+    /// A queue of one slot running an ``untilCancelled(_:started:)`` job, with `queued` behind
+    /// it; returns once the job runs.
+    static func queueRunningStubborn(_ name: String, behind queued: [Job] = []) throws -> (JobQueue, AsyncJob<Void>) {
+        let queue = JobQueue(name: name, maxConcurrentJobs: 1)
+        let started = DispatchSemaphore(value: 0)
+        let stubborn = untilCancelled("stubborn", started: started)
+        try queue.add([stubborn] + queued)
+        #expect(started.wait(timeout: .now() + .seconds(60)) == .success)
+        return (queue, stubborn)
+    }
+
     static func waiters(of queue: JobQueue) -> Int {
         JobGraph.lock.withLock { queue.core.machine.waiters.count }
     }
@@ -100,10 +119,8 @@ import Testing
     /// With every slot busy, `addJob` pushes onto the queue's inbox without the lock; a job
     /// pushed once shutdown has begun is still refused, before `addJob` returns.
     @Test func addJobInTheGracePeriodIsRefusedWithEverySlotBusy() async throws {
-        let queue = JobQueue(name: "busy", maxConcurrentJobs: 1)
         let running = Gated("running")
-        try queue.add(running.job)
-        #expect(running.waitUntilStarted())
+        let queue = try Self.queue("busy", running: running)
         let shutdown = Task { await queue.shutDown(gracePeriod: .seconds(30), clock: TestClock()) }
         #expect(await Self.waitForWaiters(1, of: queue))
 
@@ -207,12 +224,8 @@ import Testing
     }
 
     @Test func theGracePeriodRunningOutCancelsWhatIsLeft() async throws {
-        let queue = JobQueue(name: "slow", maxConcurrentJobs: 1)
-        let started = DispatchSemaphore(value: 0)
-        let stubborn = Self.untilCancelled("stubborn", started: started)
         let queued = BlockJob(name: "queued") {}
-        try queue.add([stubborn, queued])
-        #expect(started.wait(timeout: .now() + .seconds(60)) == .success)
+        let (queue, stubborn) = try Self.queueRunningStubborn("slow", behind: [queued])
 
         let clock = TestClock()
         let shutdown = Task {
@@ -230,11 +243,7 @@ import Testing
     }
 
     @Test func cancellingTheAwaitingTaskEndsTheGracePeriodAtOnce() async throws {
-        let queue = JobQueue(name: "cut-short")
-        let started = DispatchSemaphore(value: 0)
-        let stubborn = Self.untilCancelled("stubborn", started: started)
-        try queue.add(stubborn)
-        #expect(started.wait(timeout: .now() + .seconds(60)) == .success)
+        let (queue, stubborn) = try Self.queueRunningStubborn("cut-short")
 
         let shutdown = Task { await queue.shutDown(gracePeriod: .seconds(3600), clock: TestClock()) }
         #expect(await Self.waitForWaiters(1, of: queue))
@@ -245,10 +254,8 @@ import Testing
     }
 
     @Test func aSecondCallAlsoWaitsForEveryJob() async throws {
-        let queue = JobQueue(name: "twice", maxConcurrentJobs: 1)
         let running = Gated("running")
-        try queue.add(running.job)
-        #expect(running.waitUntilStarted())
+        let queue = try Self.queue("twice", running: running)
 
         let clock = TestClock()
         let first = Task { await queue.shutDown(gracePeriod: .seconds(30), clock: clock) }
@@ -265,10 +272,8 @@ import Testing
     }
 
     @Test func jobsRunningPastTheirCancellationKeepTheCallWaiting() async throws {
-        let queue = JobQueue(name: "ignores-cancellation", maxConcurrentJobs: 1)
         let running = Gated("running")
-        try queue.add(running.job)
-        #expect(running.waitUntilStarted())
+        let queue = try Self.queue("ignores-cancellation", running: running)
 
         let clock = TestClock()
         let returned = Protected(false)
