@@ -103,7 +103,9 @@ public final class Fetcher {
         precondition(maxConcurrentRequests >= 1, "Fetcher: maxConcurrentRequests must be at least 1")
         var owned: URLSession?
         if session.configuration.httpMaximumConnectionsPerHost < maxConcurrentRequests, session.delegate == nil {
-            let configuration = session.configuration
+            // A copy: on Linux `configuration` hands out the session's own object, and raising the
+            // limit on it would change the session passed in (`URLSession.shared`, say) for everyone.
+            let configuration = session.configuration.copy() as! URLSessionConfiguration
             configuration.httpMaximumConnectionsPerHost = maxConcurrentRequests
             owned = URLSession(configuration: configuration)
         }

@@ -41,9 +41,12 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
     }
 
     @Test func aLimitAboveTheSessionsPerHostLimitIsReached() async throws {
-        // URLSession allows 6 connections per host by default; the fetcher must raise it.
-        #expect(URLSession.shared.configuration.httpMaximumConnectionsPerHost < 8)
+        // URLSession allows 6 connections per host by default; the fetcher must raise it, on a
+        // session of its own: the shared session keeps its limit.
+        let sharedLimit = URLSession.shared.configuration.httpMaximumConnectionsPerHost
+        #expect(sharedLimit < 8)
         #expect(Fetcher(maxConcurrentRequests: 8).connectionsPerHost == 8)
+        #expect(URLSession.shared.configuration.httpMaximumConnectionsPerHost == sharedLimit)
         #expect(
             Fetcher(maxConcurrentRequests: 4).connectionsPerHost
                 == URLSession.shared.configuration.httpMaximumConnectionsPerHost)
