@@ -48,8 +48,8 @@ let package = Package(
         .trait(
             name: "Lifecycle",
             description: """
-                `JobQueueService`: a `JobQueue` as a swift-service-lifecycle `Service` that shuts the queue \
-                down gracefully with its `ServiceGroup`. Adds swift-server/swift-service-lifecycle (with \
+                `JobQueueService` and `FetcherService`: a `JobQueue` and a `Fetcher` as swift-service-lifecycle \
+                `Service`s that shut them down gracefully with their `ServiceGroup`. Adds swift-server/swift-service-lifecycle (with \
                 apple/swift-log, apple/swift-async-algorithms and apple/swift-collections).
                 """
         ),
@@ -134,7 +134,7 @@ let package = Package(
             name: "BatonHTTPTests",
             dependencies: [
                 "BatonHTTP", "BatonCache", "BatonFutures", "BatonLocks", "BatonTestSupport", "BatonHTTPTestSupport",
-                clocks, logging,
+                clocks, logging, lifecycle,
             ]
         ),
         .testTarget(

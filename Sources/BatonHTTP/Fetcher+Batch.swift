@@ -53,13 +53,14 @@ extension Fetcher {
         return all.future
     }
 
-    /// Cancels every fetch in flight or queued. None of the queued requests is sent.
+    /// Cancels every fetch in flight or queued, whatever its method. None of the queued requests
+    /// is sent.
     public func cancelAll() {
-        let shared = lock.withLock {
+        let calls = lock.withLock {
             machine.beginHold()
-            return machine.removeAllShared()
+            return machine.unansweredCalls
         }
-        cancelHoldingSlots(shared.map(\.future))
+        cancelHoldingSlots(calls.map(\.promise.future))
     }
 
     /// Cancels `requests` so that none of them that is queued starts meanwhile.
@@ -75,7 +76,7 @@ extension Fetcher {
     /// cancelled yet. Cancellation withdraws a queued request before `cancel()` returns, so once
     /// every request is cancelled none of the batch is queued, and the slots freed meanwhile go
     /// to the requests of other callers.
-    private func cancelHoldingSlots(_ requests: [Future<URLResult>]) {
+    func cancelHoldingSlots(_ requests: [Future<URLResult>]) {
         for request in requests { request.cancel() }
         let sends = lock.withLock { machine.endHold() }
         for ticket in sends { send(ticket) }

@@ -47,6 +47,9 @@ import FoundationNetworking
 ///   overall deadline.
 /// - **Cancellation:** cancelling a returned future, or the task awaiting its `value`, withdraws
 ///   a queued request or cancels the running one, and stops its retries.
+/// - **Shutdown:** ``shutDown(gracePeriod:clock:)`` refuses new requests, answers the ones taken
+///   within a grace period, and returns when none is left (with the `Lifecycle` trait,
+///   `FetcherService` does it in a swift-service-lifecycle `ServiceGroup`).
 ///
 /// **URLSession on Linux.** FoundationNetworking runs every session's transfers on one shared
 /// serial work queue and serialises completion handlers, so the fetcher does almost nothing in
@@ -243,7 +246,8 @@ public final class Fetcher {
     /// - Returns: A future of the body of a 2xx response. It fails with ``HTTPStatusError`` for
     ///   any other status (the error keeps the body and response), with the transport's error
     ///   (or `FutureError.timedOut(after:)` after ``requestTimeout``) when no response arrived,
-    ///   or with `CancellationError`.
+    ///   with ``FetcherShutDownError`` when the fetcher was shut down before the request was
+    ///   taken or answered, or with `CancellationError`.
     public func body(of request: some Fetchable) -> Future<Data> {
         result(of: request).map { result in
             switch result {
@@ -271,7 +275,8 @@ public final class Fetcher {
     ///
     /// Only GETs are coalesced and cached; only idempotent methods are retried, and when the
     /// retries run out the last response or error is the result. Cancellation works as for
-    /// ``body(of:)``.
+    /// ``body(of:)``. Once the fetcher is shut down (``shutDown(gracePeriod:clock:)``), the
+    /// result is a ``FetcherShutDownError`` at once, and nothing is sent.
     ///
     /// - Parameter request: A `URL` or a `URLRequest` (see ``Fetchable``).
     /// - Returns: A future that succeeds with the response or the error; it fails only with
@@ -279,41 +284,62 @@ public final class Fetcher {
     public func result(of request: some Fetchable) -> Future<URLResult> {
         let request = request.fetchRequest
         let method = (request.httpMethod ?? "GET").uppercased()
-        guard method == "GET", let url = request.url else {
-            return perform(request, idempotent: Self.idempotentMethods.contains(method))
-        }
-        if let cache, let data = cache.value(forKey: url) {
+        let url = method == "GET" ? request.url : nil
+        if let url, let cache, let data = cache.value(forKey: url), !isShutDown {
             return .succeeded(.response(data, Self.cachedResponse(url: url, length: data.count)))
         }
-        let action = lock.withLock {
-            machine.join(url) { FetcherStateMachine.Shared() }
+        let call = FetcherStateMachine.Call(request: request)
+        // Taken, the call is a fetch of its own (not a GET) or joins the fetch of its URL.
+        let action = lock.withLock { () -> FetcherStateMachine.Join?? in
+            guard machine.accept(call) else { return nil }
+            guard let url else { return .some(nil) }
+            return machine.join(url) { FetcherStateMachine.Shared() }
         }
-        let caller = Promise<URLResult>()
-        let shared: FetcherStateMachine.Shared
+        guard let action else {
+            return .succeeded(.error(FetcherShutDownError(request: request, reason: .refused), nil, nil))
+        }
+        call.promise.future.whenComplete { _ in
+            let drained = self.lock.withLock { self.machine.ended(call) }
+            for waiter in drained { waiter.wake() }
+        }
         switch action {
-        case .joined(let existing):
-            shared = existing
-        case .startNew(let new):
-            shared = new
+        case nil:  // not a GET: a fetch of its own
+            let work = perform(request, idempotent: Self.idempotentMethods.contains(method))
+            work.whenComplete { call.promise.tryComplete(with: $0) }
+            call.promise.onCancel { work.cancel() }
+        case .joined(let shared)?:
+            share(shared, of: url!, with: call)
+        case .startNew(let new)?:
             let work = perform(request, idempotent: true)
             work.whenComplete { outcome in
-                self.lock.withLock { self.machine.completed(url, new) }
+                self.lock.withLock { self.machine.completed(url!, new) }
                 if let cache = self.cache, case .success(let result) = outcome, result.isSuccess, let data = result.data
                 {
-                    cache.setValue(data, forKey: url, cost: data.count)
+                    cache.setValue(data, forKey: url!, cost: data.count)
                 }
             }
             new.promise.complete(with: work)
+            share(new, of: url!, with: call)
         }
-        shared.future.whenComplete { caller.tryComplete(with: $0) }
-        caller.onCancel {
+        // A call cut off by a shutdown is cancelled; its caller is told why.
+        return call.promise.future.recover { error in
+            guard error is CancellationError, call.cutOff.value else { throw error }
+            return .error(FetcherShutDownError(request: request, reason: .gracePeriodEnded), nil, nil)
+        }
+    }
+
+    /// Gives `call` the result of `shared`, the fetch of `url`; when the call is cancelled it
+    /// leaves, and the fetch is cancelled if no other caller waits for it.
+    private func share(_ shared: FetcherStateMachine.Shared, of url: URL, with call: FetcherStateMachine.Call) {
+        shared.future.whenComplete { call.promise.tryComplete(with: $0) }
+        call.promise.onCancel {
             switch self.lock.withLock({ self.machine.leave(url, shared) }) {
             case .othersWait: break
             case .cancelShared: shared.future.cancel()
             }
         }
-        return caller.future
     }
+
     /// The number of requests waiting for a slot.
     public var queuedRequests: Int {
         lock.withLock { machine.queuedCount }
@@ -393,6 +419,7 @@ public final class Fetcher {
         switch lock.withLock({ machine.finished() }) {
         case .slotFreed: break
         case .send(let next): send(next)
+        case .drained(let waiters): for waiter in waiters { waiter.wake() }
         }
     }
 

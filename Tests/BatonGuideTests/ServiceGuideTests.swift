@@ -30,6 +30,7 @@ func runThumbnailService(urls: AsyncStream<URL>, rendered: Protected<[URL]>) asy
     let renders = JobQueue(name: "renders", maxConcurrentJobs: 2)
     let group = ServiceGroup(
         services: [
+            FetcherService(fetcher, gracePeriod: .seconds(10)),
             JobQueueService(renders, gracePeriod: .seconds(20), finishingQueuedJobs: true),
             Thumbnails(fetcher: fetcher, renders: renders, urls: urls, rendered: rendered),
         ],

@@ -1,4 +1,5 @@
 import BatonFutures
+import BatonLocks
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -7,7 +8,8 @@ import FoundationNetworking
 
 /// The bookkeeping of a ``Fetcher``: the concurrency limiter (requests running, requests
 /// waiting for a slot, first in first out), the coalescing table (one shared fetch per URL in
-/// flight, with the number of callers waiting for it) and the retry rules.
+/// flight, with the number of callers waiting for it), the callers not yet answered and the
+/// shutdown that waits for them, and the retry rules.
 ///
 /// Every mutating method is a transition made under the fetcher's lock; each returns what to do
 /// after the lock is released (send a request, cancel a shared fetch) as a value, and does none
@@ -31,6 +33,35 @@ struct FetcherStateMachine {
         var future: Future<URLResult> { promise.future }
     }
 
+    /// One caller's request, from the moment the fetcher takes it until it is answered: what a
+    /// shutdown waits for, and cancels when its grace period ends.
+    final class Call: Sendable {
+        let request: URLRequest
+        /// What the caller's future is made from.
+        let promise = Promise<URLResult>()
+        /// Set before a shutdown cancels the call, so that its caller is told why.
+        let cutOff = Protected(false)
+
+        init(request: URLRequest) {
+            self.request = request
+        }
+    }
+
+    /// A shutdown waiting for the fetcher to drain: no caller unanswered, no request on the wire.
+    enum DrainWaiter {
+        /// A wait with a deadline, which takes its registration back when the deadline passes.
+        case semaphore(AsyncSemaphore)
+        /// A wait to the end.
+        case continuation(CheckedContinuation<Void, Never>)
+
+        func wake() {
+            switch self {
+            case .semaphore(let semaphore): _ = semaphore.signal()
+            case .continuation(let continuation): continuation.resume()
+            }
+        }
+    }
+
     let maxConcurrentRequests: Int
     /// Requests sent and not yet reported back by the transport.
     private(set) var running = 0
@@ -45,6 +76,12 @@ struct FetcherStateMachine {
     private var holds = 0
     /// Shared fetches in flight, by URL, with the number of callers still waiting for each.
     private var inFlight: [URL: (shared: Shared, callers: Int)] = [:]
+    /// Callers taken and not yet answered.
+    private var calls: [ObjectIdentifier: Call] = [:]
+    /// Whether a shutdown has begun: no caller is taken any more.
+    private(set) var isShutDown = false
+    /// Shutdowns waiting for the fetcher to drain.
+    private var drainWaiters: [DrainWaiter] = []
 
     init(maxConcurrentRequests: Int) {
         self.maxConcurrentRequests = maxConcurrentRequests
@@ -80,6 +117,8 @@ struct FetcherStateMachine {
         case slotFreed
         /// The slot passes straight to this queued request: the caller sends it.
         case send(Ticket)
+        /// The slot is free and the fetcher, shutting down, has drained: the caller wakes these.
+        case drained([DrainWaiter])
     }
 
     /// A running request has finished (whatever its outcome): frees its slot, or hands it to the
@@ -89,7 +128,8 @@ struct FetcherStateMachine {
             return .send(next)  // `running` is unchanged
         }
         running -= 1
-        return .slotFreed
+        let drained = takeDrainWaitersIfDrained()
+        return drained.isEmpty ? .slotFreed : .drained(drained)
     }
 
     /// Starts a hold: until the matching ``endHold()``, freed slots are not handed on.
@@ -191,12 +231,66 @@ struct FetcherStateMachine {
         if let entry = inFlight[url], entry.shared === shared { inFlight[url] = nil }
     }
 
-    /// Removes every shared fetch.
+    // MARK: Callers and shutdown
+
+    /// Takes a caller's request, unless a shutdown has begun.
     ///
-    /// - Returns: The shared fetches the caller must cancel.
-    mutating func removeAllShared() -> [Shared] {
-        defer { inFlight = [:] }
-        return inFlight.values.map(\.shared)
+    /// - Returns: Whether it was taken; the caller must then report ``ended(_:)`` once it is
+    ///   answered.
+    mutating func accept(_ call: Call) -> Bool {
+        guard !isShutDown else { return false }
+        calls[ObjectIdentifier(call)] = call
+        return true
+    }
+
+    /// A caller taken by ``accept(_:)`` has its answer.
+    ///
+    /// - Returns: The shutdowns the caller must wake, if the fetcher has drained.
+    mutating func ended(_ call: Call) -> [DrainWaiter] {
+        calls[ObjectIdentifier(call)] = nil
+        return takeDrainWaitersIfDrained()
+    }
+
+    /// Every caller not yet answered.
+    var unansweredCalls: [Call] { Array(calls.values) }
+
+    /// The number of callers not yet answered.
+    var unansweredCount: Int { calls.count }
+
+    /// The number of shutdowns waiting for the fetcher to drain.
+    var drainWaiterCount: Int { drainWaiters.count }
+
+    /// Begins the shutdown (if it has not begun) and registers `waiter` to be woken once the
+    /// fetcher has drained.
+    ///
+    /// - Returns: `true` if it has drained already; `waiter` is then not registered.
+    mutating func shutDown(waiting waiter: DrainWaiter) -> Bool {
+        isShutDown = true
+        if isDrained { return true }
+        drainWaiters.append(waiter)
+        return false
+    }
+
+    /// Takes back a waiter registered by ``shutDown(waiting:)`` with `semaphore`.
+    ///
+    /// - Returns: `false` if it is no longer registered: the fetcher drained and woke it.
+    mutating func removeDrainWaiter(_ semaphore: AsyncSemaphore) -> Bool {
+        let index = drainWaiters.firstIndex {
+            if case .semaphore(let registered) = $0 { return registered === semaphore }
+            return false
+        }
+        guard let index else { return false }
+        drainWaiters.remove(at: index)
+        return true
+    }
+
+    /// No caller unanswered and no request on the wire.
+    private var isDrained: Bool { calls.isEmpty && running == 0 }
+
+    private mutating func takeDrainWaitersIfDrained() -> [DrainWaiter] {
+        guard !drainWaiters.isEmpty, isDrained else { return [] }
+        defer { drainWaiters = [] }
+        return drainWaiters
     }
 }
 
