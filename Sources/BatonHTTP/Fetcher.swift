@@ -28,10 +28,10 @@ import FoundationNetworking
 ///   last caller cancels.
 /// - **Cache:** with a ``FetchCache``, a GET is answered from the cache when it can be, and
 ///   2xx bodies are stored.
-/// - **Retries:** idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, TRACE) are retried on
-///   transient failures (a timeout, a lost or refused connection, a body cut short, status 408,
-///   429, 500, 502, 503 or 504) up to ``RetryPolicy/attempts`` times with its `Backoff`, waiting
-///   longer when a response's `Retry-After` asks for it (at most
+/// - **Retries:** idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, TRACE, in any case) are
+///   retried on transient failures (a timeout, a lost or refused connection, no network, a failed
+///   DNS lookup, a body cut short, status 408, 429, 500, 502, 503 or 504) up to
+///   ``RetryPolicy/attempts`` times with its `Backoff`, waiting longer when a response's `Retry-After` asks for it (at most
 ///   ``RetryPolicy/maximumRetryAfter``). A request waiting for its next attempt gives its slot
 ///   up. See <doc:RetriesAndTimeouts>.
 /// - **Truncated bodies:** a response whose body is shorter than its `Content-Length` is a

@@ -286,4 +286,14 @@ import Testing
         Future.any(anyInputs.map(\.future)).cancel()
         #expect(anyInputs.allSatisfy { $0.isCancelled })
     }
+
+    /// An empty array: `race` and `any` fail at once, with `noFutures`.
+    @Test func anEmptyRaceOrAnyFailsAtOnce() async {
+        let race = Future<Int>.race([])
+        let any = Future<Int>.any([])
+        #expect(race.isCompleted)
+        #expect(any.isCompleted)
+        #expect(await race.expectError() as? FutureError == .noFutures)
+        #expect(await any.expectError() as? FutureError == .noFutures)
+    }
 }

@@ -1,4 +1,5 @@
 import BatonFutures
+import BatonLocks
 import Foundation
 import Testing
 
@@ -250,6 +251,27 @@ import Testing
         for _ in 0..<100_000 { future = future.map { $0 + 1 } }
         root.succeed(0)
         #expect(try await future.expectValue() == 100_000)
+    }
+
+    /// `Executor.queue(_:).execute` submits the work with `async`: it returns before the work
+    /// runs, and the work runs on that queue. The queue is kept busy until `execute` has
+    /// returned, so the work cannot have run in between unless it ran in the call.
+    @Test func executeOnAQueueRunsTheWorkLaterOnThatQueue() async throws {
+        let queue = DispatchQueue(label: "executor-async")
+        let key = DispatchSpecificKey<String>()
+        queue.setSpecific(key: key, value: "executor-async")
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { _ = gate.wait(timeout: .now() + .seconds(60)) }
+        let ranOn = Protected<[String?]>([])
+        let done = Promise<Void>()
+        Executor.queue(queue).execute {
+            ranOn.write { $0.append(DispatchQueue.getSpecific(key: key)) }
+            done.succeed()
+        }
+        #expect(ranOn.value.isEmpty, "the work ran inside execute")
+        gate.signal()
+        try await done.future.expectValue()
+        #expect(ranOn.value == ["executor-async"])
     }
 }
 

@@ -117,4 +117,31 @@ import Testing
         }
         #expect(Backoff.none.delay(beforeRetry: 1) == .zero)
     }
+
+    /// "Full jitter": each delay is uniform between zero and the exponential delay (capped at
+    /// the maximum), not merely within those bounds. 20,000 draws per retry: their mean is within
+    /// 5% of half the bound (the standard error is 0.2%), and each tenth of the range gets
+    /// 8–12% of them (the standard error is 0.2 points).
+    @Test(arguments: [1, 3, 6])
+    func jitterIsUniformBetweenZeroAndTheExponentialDelay(_ retry: Int) {
+        let jittered = Backoff.jittered(initial: .milliseconds(100), maximum: .seconds(2))
+        let bound = Backoff.exponential(initial: .milliseconds(100), maximum: .seconds(2)).delay(beforeRetry: retry)
+        let boundSeconds = Double(bound.components.seconds) + Double(bound.components.attoseconds) / 1e18
+        let draws = 20_000
+        var sum = 0.0
+        var tenths = [Int](repeating: 0, count: 10)
+        for _ in 0..<draws {
+            let delay = jittered.delay(beforeRetry: retry)
+            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+            #expect(seconds >= 0 && seconds <= boundSeconds)
+            sum += seconds
+            tenths[min(9, Int(seconds / boundSeconds * 10))] += 1
+        }
+        let mean = sum / Double(draws)
+        #expect(
+            abs(mean - boundSeconds / 2) < 0.05 * boundSeconds / 2, "mean \(mean) s for a bound of \(boundSeconds) s")
+        for (tenth, count) in tenths.enumerated() {
+            #expect((draws * 8 / 100...draws * 12 / 100).contains(count), "tenth \(tenth) got \(count) of \(draws)")
+        }
+    }
 }

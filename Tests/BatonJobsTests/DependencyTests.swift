@@ -258,6 +258,33 @@ import Testing
         #expect(job.outcome?.isSucceeded == true)
         #expect(never.state.tag == "ready")
     }
+
+    // MARK: Order
+
+    /// `dependencies` lists the jobs in the order they were added, and keeps that order when one
+    /// is removed; `dependencyValues` gives the values in that order too, whatever order the
+    /// jobs finished in, and leaves out a job that has no value.
+    @Test func dependenciesAndTheirValuesKeepTheOrderTheyWereAddedIn() throws {
+        let parts = [("c", 3), ("a", 1), ("d", 4), ("b", 2)].map { name, value in
+            ResultJob<Int, Never>(name: name) { value }
+        }
+        let plain = BlockJob(name: "plain") {}
+        let seen = Protected<[Int]>([])
+        let collect = CollectingJob(seen)
+        for part in parts { try collect.addDependency(part) }
+        #expect(collect.dependencies.map(\.name) == ["c", "a", "d", "b"])
+        collect.removeDependency(parts[2])
+        #expect(collect.dependencies.map(\.name) == ["c", "a", "b"])
+        try collect.addDependency(plain)
+        #expect(collect.dependencies.map(\.name) == ["c", "a", "b", "plain"])
+
+        // One at a time, in the reverse of the order added: b, d, a, c finish first to last.
+        let queue = JobQueue(name: "order", maxConcurrentJobs: 1)
+        try queue.add(Array(parts.reversed()) + [plain, collect])
+        #expect(drain(queue))
+        #expect(collect.outcome?.isSucceeded == true)
+        #expect(seen.value == [3, 1, 2])
+    }
 }
 
 /// Sums the Int results of its dependencies: the typed accessor from a `Job` subclass.
@@ -270,5 +297,18 @@ final class SummingJob: Job, @unchecked Sendable {  // its only state is a Prote
     override func main() throws {
         let values = dependencyValues(Int.self)
         total.write { $0 = values.reduce(0, +) * 100 + values.count }
+    }
+}
+
+/// Keeps the Int values of its dependencies, as `dependencyValues` gives them.
+final class CollectingJob: Job, @unchecked Sendable {  // its only state is a Protected
+    let seen: Protected<[Int]>
+    init(_ seen: Protected<[Int]>) {
+        self.seen = seen
+        super.init(name: "collect")
+    }
+    override func main() throws {
+        let values = dependencyValues(Int.self)
+        seen.write { $0 = values }
     }
 }

@@ -98,4 +98,41 @@ import Testing
         #expect(error == .cancelled(job: "reader", reason: reason))
         #expect(error?.description.contains("dependency failing failed") == true)
     }
+
+    /// Every payload takes part in `==` and in the hash: of these errors, each pair that differs
+    /// in one detail (the code, the job, the queue, the cycle, the count, the reason) is unequal,
+    /// and each error made again is equal to the first and hashes alike.
+    @Test func everyDetailIsCompared() {
+        func all() -> [JobError] {
+            [
+                .selfDependency(job: "a"), .selfDependency(job: "b"),
+                .dependencyCycle(cycle: ["a", "b"]), .dependencyCycle(cycle: ["a", "c"]),
+                .dependencyCycle(cycle: ["a", "b", "c"]),
+                .alreadyAdded(job: "a", queue: "q"), .alreadyAdded(job: "a", queue: "r"),
+                .alreadyAdded(job: "b", queue: "q"),
+                .alreadyFinished(job: "a"), .alreadyFinished(job: "b"),
+                .alreadyExecuting(job: "a"), .alreadyExecuting(job: "b"),
+                .notReady(job: "a", unfinishedDependencies: 1), .notReady(job: "a", unfinishedDependencies: 2),
+                .notReady(job: "b", unfinishedDependencies: 1),
+                .ownedByQueue(job: "a", queue: "q"), .ownedByQueue(job: "a", queue: "r"),
+                .ownedByQueue(job: "b", queue: "q"),
+                .cancelled(job: "a", reason: "requested"), .cancelled(job: "a", reason: "timed out"),
+                .cancelled(job: "b", reason: "requested"),
+                .notFinished(job: "a"), .notFinished(job: "b"),
+                .queueShutDown(job: "a", queue: "q"), .queueShutDown(job: "a", queue: "r"),
+                .queueShutDown(job: "b", queue: "q"),
+            ]
+        }
+        let errors = all()
+        for (i, lhs) in errors.enumerated() {
+            for (j, rhs) in errors.enumerated() where i != j {
+                #expect(lhs != rhs, "\(lhs.code) \(lhs.job) equals \(rhs.code) \(rhs.job)")
+            }
+        }
+        for (error, again) in zip(errors, all()) {
+            #expect(error == again)
+            #expect(error.hashValue == again.hashValue)
+        }
+        #expect(Set(errors).count == errors.count)
+    }
 }
