@@ -104,7 +104,7 @@ let package = Package(
         // threads, counting releases; the model checker (its scheduler and explorer); the HTTP
         // test servers on 127.0.0.1 (plain sockets: no server framework to build for the tests).
         .target(
-            name: "BatonTestSupport", dependencies: ["BatonInternals", "BatonTesting", logging],
+            name: "BatonTestSupport", dependencies: ["BatonInternals", "BatonTesting", logging, lifecycle],
             path: "Tests/BatonTestSupport"),
         .target(
             name: "BatonModelChecking", dependencies: ["BatonLocks", "BatonInternals", "BatonTesting", atomics],

@@ -39,22 +39,8 @@ import FoundationNetworking
         }
     }
 
-    /// A service that says when the group has started it.
-    struct Announced<Wrapped: Service>: Service {
-        let wrapped: Wrapped
-        let started = DispatchSemaphore(value: 0)
-        init(_ wrapped: Wrapped) { self.wrapped = wrapped }
-        func run() async throws {
-            started.signal()
-            try await wrapped.run()
-        }
-    }
-
     @Test func gracefulShutdownAnswersTheRunningRequestThenRunReturns() async throws {
-        let transport = ManualTransport()
-        let fetcher = Fetcher(transport: transport, retryPolicy: .none)
-        let running = fetcher.result(of: Shutdown.url)
-        let exchange = await transport.waitForSent(1)[0]
+        let (_, fetcher, running, exchange) = await Shutdown.oneRequestOnTheWire()
 
         let group = ServiceGroup(services: [FetcherService(fetcher, gracePeriod: .seconds(30), clock: TestClock())])
         let returned = Protected(false)
@@ -77,10 +63,7 @@ import FoundationNetworking
     }
 
     @Test func theGracePeriodRunsOnTheServicesClock() async throws {
-        let transport = ManualTransport()
-        let fetcher = Fetcher(transport: transport, retryPolicy: .none)
-        let running = fetcher.result(of: Shutdown.url)
-        let exchange = await transport.waitForSent(1)[0]
+        let (_, fetcher, running, exchange) = await Shutdown.oneRequestOnTheWire()
         let clock = TestClock()
         let group = ServiceGroup(services: [FetcherService(fetcher, gracePeriod: .seconds(5), clock: clock)])
         let run = Task { try await group.run() }
@@ -93,10 +76,7 @@ import FoundationNetworking
     }
 
     @Test func cancellingTheGroupCutsOffEveryRequestAndStillWaitsForTheTransport() async throws {
-        let transport = ManualTransport(holdsCancelled: true)
-        let fetcher = Fetcher(transport: transport, retryPolicy: .none)
-        let running = fetcher.result(of: Shutdown.url)
-        let exchange = await transport.waitForSent(1)[0]
+        let (_, fetcher, running, exchange) = await Shutdown.oneRequestOnTheWire(holdsCancelled: true)
 
         let service = Announced(FetcherService(fetcher, gracePeriod: .seconds(3600), clock: TestClock()))
         let group = ServiceGroup(services: [service])
@@ -105,7 +85,7 @@ import FoundationNetworking
             try? await group.run()
             returned.write { $0 = true }
         }
-        #expect(service.started.wait(timeout: .now() + .seconds(60)) == .success)
+        #expect(service.waitUntilStarted())
         run.cancel()
         #expect(Shutdown.shutDownError(try await running.value(within: patience))?.reason == .gracePeriodEnded)
         #expect(await eventuallyHolds { exchange.isCancelled })

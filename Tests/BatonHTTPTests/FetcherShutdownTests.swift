@@ -99,6 +99,17 @@ final class ManualTransport: HTTPTransport {
         return request
     }
 
+    /// A fetcher over a manual transport, with one GET of ``url`` sent and waiting for its
+    /// answer: the transport, the fetcher, the caller's future and the request on the wire.
+    static func oneRequestOnTheWire(holdsCancelled: Bool = false) async -> (
+        ManualTransport, Fetcher, Future<URLResult>, ManualTransport.Exchange
+    ) {
+        let transport = ManualTransport(holdsCancelled: holdsCancelled)
+        let fetcher = Fetcher(transport: transport, retryPolicy: .none)
+        let running = fetcher.result(of: url)
+        return (transport, fetcher, running, await transport.waitForSent(1)[0])
+    }
+
     static func drainWaiters(of fetcher: Fetcher) -> Int {
         fetcher.lock.withLock { fetcher.machine.drainWaiterCount }
     }
@@ -171,10 +182,7 @@ final class ManualTransport: HTTPTransport {
     // MARK: The grace period
 
     @Test func aRunningRequestIsAnsweredDuringTheGracePeriodAndNewOnesAreRefused() async throws {
-        let transport = ManualTransport()
-        let fetcher = Fetcher(transport: transport, retryPolicy: .none)
-        let running = fetcher.result(of: Self.url)
-        let exchange = await transport.waitForSent(1)[0]
+        let (transport, fetcher, running, exchange) = await Self.oneRequestOnTheWire()
         let clock = TestClock()
         let shutdown = await Self.shuttingDown(fetcher, clock: clock)
         #expect(fetcher.isShutDown)
@@ -290,10 +298,7 @@ final class ManualTransport: HTTPTransport {
     // MARK: When it returns
 
     @Test func itReturnsOnlyOnceTheTransportHasReportedTheCancelledRequests() async throws {
-        let transport = ManualTransport(holdsCancelled: true)
-        let fetcher = Fetcher(transport: transport, retryPolicy: .none)
-        let running = fetcher.result(of: Self.url)
-        let exchange = await transport.waitForSent(1)[0]
+        let (_, fetcher, running, exchange) = await Self.oneRequestOnTheWire(holdsCancelled: true)
         let clock = TestClock()
         let returned = Protected(false)
         let shutdown = Task {
@@ -314,10 +319,7 @@ final class ManualTransport: HTTPTransport {
     }
 
     @Test func itDoesNotReturnWhileARequestRuns() async throws {
-        let transport = ManualTransport()
-        let fetcher = Fetcher(transport: transport, retryPolicy: .none)
-        let running = fetcher.result(of: Self.url)
-        let exchange = await transport.waitForSent(1)[0]
+        let (_, fetcher, running, exchange) = await Self.oneRequestOnTheWire()
         let returned = Protected(false)
         let shutdown = Task {
             await fetcher.shutDown(gracePeriod: .seconds(10), clock: TestClock())
@@ -332,10 +334,7 @@ final class ManualTransport: HTTPTransport {
     }
 
     @Test func cancellingTheShutdownEndsTheGracePeriodAtOnce() async throws {
-        let transport = ManualTransport()
-        let fetcher = Fetcher(transport: transport, retryPolicy: .none)
-        let running = fetcher.result(of: Self.url)
-        let exchange = await transport.waitForSent(1)[0]
+        let (_, fetcher, running, exchange) = await Self.oneRequestOnTheWire()
         let shutdown = await Self.shuttingDown(fetcher, gracePeriod: .seconds(3600), clock: TestClock())
         shutdown.cancel()
         #expect(Self.shutDownError(try await running.value(within: patience))?.reason == .gracePeriodEnded)
@@ -344,10 +343,7 @@ final class ManualTransport: HTTPTransport {
     }
 
     @Test func aSecondShutdownWaitsAsTheFirstDoes() async throws {
-        let transport = ManualTransport()
-        let fetcher = Fetcher(transport: transport, retryPolicy: .none)
-        let running = fetcher.result(of: Self.url)
-        let exchange = await transport.waitForSent(1)[0]
+        let (_, fetcher, running, exchange) = await Self.oneRequestOnTheWire()
         let clock = TestClock()
         let first = await Self.shuttingDown(fetcher, clock: clock)
         let second = Task { await fetcher.shutDown(gracePeriod: .seconds(10), clock: clock) }

@@ -38,17 +38,6 @@ import Testing
         }
     }
 
-    /// A service that says when the group has started it.
-    struct Announced<Wrapped: Service>: Service {
-        let wrapped: Wrapped
-        let started = DispatchSemaphore(value: 0)
-        init(_ wrapped: Wrapped) { self.wrapped = wrapped }
-        func run() async throws {
-            started.signal()
-            try await wrapped.run()
-        }
-    }
-
     @Test func gracefulShutdownLetsTheRunningJobFinishAndCancelsTheQueuedOnes() async throws {
         let queue = JobQueue(name: "service", maxConcurrentJobs: 1)
         let running = Gated("running")
@@ -117,7 +106,7 @@ import Testing
         let group = ServiceGroup(services: [service])
         let run = Task { try await group.run() }
         // The service is waiting for graceful shutdown; the group is cancelled instead.
-        #expect(service.started.wait(timeout: .now() + .seconds(60)) == .success)
+        #expect(service.waitUntilStarted())
         run.cancel()
         _ = try? await run.value(within: 30)
         #expect(queue.isShutDown)
