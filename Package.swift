@@ -13,6 +13,12 @@ let macros: TargetDependencyCondition? = .when(traits: ["Macros"])
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"]))
 let lifecycle: Target.Dependency = .product(
     name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"]))
+let metrics: Target.Dependency = .product(
+    name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"]))
+/// swift-metrics' test backend, through which the tests read what the reporter exported.
+let metricsTestKit: [Target.Dependency] = [
+    metrics, .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+]
 /// The seam of the ModelChecking trait: the lock words' atomics and futex calls, and a future's
 /// completion flag, go through a scheduler that the model checker installs.
 let modelChecking: [SwiftSetting] = [.define("BATON_MODEL_CHECK", .when(traits: ["ModelChecking"]))]
@@ -46,6 +52,14 @@ let package = Package(
                 """
         ),
         .trait(
+            name: "Metrics",
+            description: """
+                `MetricsReporter`: samples the statistics of `MemoryCache`s, `JobQueue`s, `Fetcher`s, \
+                `AsyncSemaphore`s and named locks into swift-metrics counters and gauges, off their hot paths; \
+                with `Lifecycle`, a `Service`. Adds apple/swift-metrics.
+                """
+        ),
+        .trait(
             name: "Lifecycle",
             description: """
                 `JobQueueService` and `FetcherService`: a `JobQueue` and a `Fetcher` as swift-service-lifecycle \
@@ -68,6 +82,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // The Logging trait only.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // The Metrics trait only.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
         // The Lifecycle trait only.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         // Tests only: a manual clock (`TestClock`) for timeouts and rate limits.
@@ -80,7 +96,8 @@ let package = Package(
         // slots, `Duration` conversions, the processor count, a seeded generator. No Foundation.
         .target(name: "BatonInternals", dependencies: ["CBatonPlatform"]),
         .target(
-            name: "BatonLocks", dependencies: ["CBatonPlatform", "BatonInternals", atomics, logging],
+            name: "BatonLocks",
+            dependencies: ["CBatonPlatform", "BatonInternals", atomics, logging, metrics, lifecycle],
             swiftSettings: modelChecking),
         .target(name: "BatonCache", dependencies: ["BatonLocks", "BatonInternals", atomics]),
         .target(name: "BatonJobs", dependencies: ["BatonLocks", "BatonInternals", atomics, lifecycle]),
@@ -115,16 +132,18 @@ let package = Package(
         .testTarget(name: "BatonInternalsTests", dependencies: ["BatonInternals", atomics]),
         .testTarget(
             name: "BatonLocksTests",
-            dependencies: ["BatonLocks", "BatonModelChecking", atomics, clocks, logging] + testSupport,
+            dependencies: ["BatonLocks", "BatonModelChecking", atomics, clocks, logging, lifecycle] + testSupport
+                + metricsTestKit,
             swiftSettings: modelChecking),
-        .testTarget(name: "BatonCacheTests", dependencies: ["BatonCache", atomics] + testSupport),
+        .testTarget(name: "BatonCacheTests", dependencies: ["BatonCache", atomics] + testSupport + metricsTestKit),
         .testTarget(
             name: "BatonJobsTests",
             dependencies: [
                 "BatonJobs", "BatonInternals", "BatonTestSupport", clocks, lifecycle,
+            ] + metricsTestKit + [
                 .product(
                     name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
-                    condition: .when(traits: ["Lifecycle"])),
+                    condition: .when(traits: ["Lifecycle"]))
             ]),
         .testTarget(
             name: "BatonFuturesTests",
@@ -135,7 +154,7 @@ let package = Package(
             dependencies: [
                 "BatonHTTP", "BatonCache", "BatonFutures", "BatonLocks", "BatonTestSupport", "BatonHTTPTestSupport",
                 clocks, logging, lifecycle,
-            ]
+            ] + metricsTestKit
         ),
         .testTarget(
             name: "BatonMacrosTests",
@@ -167,3 +186,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Members are visible only where their module is imported. Without it, a module that imports
+// ServiceLifecycle (the Lifecycle trait) saw the standard library's `AtomicRepresentation` beside
+// swift-atomics' in every file, and in every module that imports it.
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -1,4 +1,5 @@
 import Atomics
+import BatonInternals
 import Dispatch
 
 /// Releasing expired entries: on demand, and by a background sweep while any entry can expire.

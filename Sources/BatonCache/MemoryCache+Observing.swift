@@ -29,6 +29,9 @@ extension MemoryCache {
         return total
     }
 
+    /// How many of ``CacheStatistics/evictions`` the cost limit made.
+    var costEvictions: Int { counters.load(.costEvictions) }
+
     /// Registers `handler` to be called for every entry that leaves the cache: evicted for a
     /// limit, expired, removed, or replaced — and for a write refused for its cost.
     ///
@@ -47,16 +50,21 @@ extension MemoryCache {
     func deliver(_ evicted: borrowing EvictionBatch<Key, Value>) {
         guard !evicted.isEmpty else { return }
         var evictions = 0
+        var costEvictions = 0
         var expirations = 0
         var removals = 0
         evicted.forEach { entry in
             switch entry.reason {
-            case .count, .cost: evictions += 1
+            case .count: evictions += 1
+            case .cost:
+                evictions += 1
+                costEvictions += 1
             case .expired: expirations += 1
             case .removed, .replaced: removals += 1
             }
         }
         if evictions != 0 { counters.increment(.evictions, by: evictions) }
+        if costEvictions != 0 { counters.increment(.costEvictions, by: costEvictions) }
         if expirations != 0 { counters.increment(.expirations, by: expirations) }
         if removals != 0 { counters.increment(.removals, by: removals) }
         guard handlers.isActive.load(ordering: .acquiring) else { return }

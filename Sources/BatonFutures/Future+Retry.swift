@@ -1,3 +1,4 @@
+import BatonInternals
 import BatonLocks
 import Dispatch
 

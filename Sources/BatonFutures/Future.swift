@@ -1,4 +1,5 @@
 import Atomics
+import BatonInternals
 import BatonLocks
 import Dispatch
 

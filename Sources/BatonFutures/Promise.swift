@@ -1,3 +1,4 @@
+import BatonLocks
 /// The writing end of a ``Future``: completes it exactly once.
 ///
 /// ```swift

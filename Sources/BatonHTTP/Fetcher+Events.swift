@@ -1,3 +1,4 @@
+import BatonLocks
 import Foundation
 
 #if canImport(FoundationNetworking)

@@ -1,4 +1,5 @@
 import BatonFutures
+import BatonLocks
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -48,6 +49,7 @@ extension Fetcher {
             attempts: retries.attempts, while: FetcherStateMachine.Retries.isTransient,
             delay: { retry, error in
                 let delay = retries.delay(beforeRetry: retry, after: error, now: Date())
+                self.lock.withLock { self.machine.counts.count(retryAfter: error) }
                 self.report(.retrying(request, attempt: retry, cause: error, delay: delay))
                 return delay
             },

@@ -1,3 +1,4 @@
+import BatonFutures
 import BatonLocks
 import Foundation
 

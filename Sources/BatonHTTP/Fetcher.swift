@@ -298,8 +298,8 @@ public final class Fetcher {
         guard let action else {
             return .succeeded(.error(FetcherShutDownError(request: request, reason: .refused), nil, nil))
         }
-        call.promise.future.whenComplete { _ in
-            let drained = self.lock.withLock { self.machine.ended(call) }
+        call.promise.future.whenComplete { answer in
+            let drained = self.lock.withLock { self.machine.ended(call, with: answer) }
             for waiter in drained { waiter.wake() }
         }
         switch action {
@@ -343,6 +343,12 @@ public final class Fetcher {
     /// The number of requests waiting for a slot.
     public var queuedRequests: Int {
         lock.withLock { machine.queuedCount }
+    }
+
+    /// What the fetcher has counted, and the requests holding a slot and waiting for one: what
+    /// `MetricsReporter` samples.
+    var counts: (FetcherCounts, inFlight: Int, queued: Int) {
+        lock.withLock { (machine.counts, machine.running, machine.queuedCount) }
     }
 
     // MARK: Attempts
@@ -395,7 +401,9 @@ public final class Fetcher {
             return
         }
         let method = (request.httpMethod ?? "GET").uppercased()
+        let sentAt = ContinuousClock.now
         let task = transport.send(request) { result in
+            let sent = SentRequest(duration: .now - sentAt, bytes: result.data?.count ?? 0)
             switch result.checkingLength(method: method) {
             case .response(let data, let response):
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 200
@@ -404,7 +412,7 @@ public final class Fetcher {
             case .error(let error, _, _):
                 promise.tryComplete(with: .failure(error))
             }
-            self.slotFreed()
+            self.slotFreed(sent)
         }
         promise.onCancel { task.cancel() }
         if let requestTimeout {
@@ -415,8 +423,8 @@ public final class Fetcher {
         }
     }
 
-    private func slotFreed() {
-        switch lock.withLock({ machine.finished() }) {
+    private func slotFreed(_ sent: SentRequest? = nil) {
+        switch lock.withLock({ machine.finished(sent) }) {
         case .slotFreed: break
         case .send(let next): send(next)
         case .drained(let waiters): for waiter in waiters { waiter.wake() }

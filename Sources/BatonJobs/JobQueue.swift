@@ -189,6 +189,28 @@ public final class JobQueue: Sendable {
         }
     }
 
+    /// What the queue has counted so far, its times brought up to now: what `MetricsReporter`
+    /// samples.
+    var counts: QueueCounts {
+        JobGraph.lock.withLock {
+            core.admitInboxLocked()
+            let waiting = core.machine.memberCount - core.machine.counts.running
+            core.machine.counts.advance(waiting: waiting)
+            var counts = core.machine.counts
+            counts.waiting = waiting
+            return counts
+        }
+    }
+
+    /// From now on, the queue keeps the time its jobs spend waiting and running.
+    func timesJobs() {
+        JobGraph.lock.withLock {
+            core.admitInboxLocked()
+            core.machine.counts.timed = true
+            core.machine.counts.advance(waiting: core.machine.memberCount - core.machine.counts.running)
+        }
+    }
+
     /// Blocks until the queue has no unfinished job: every job added so far has finished and
     /// its completion handler has run.
     ///

@@ -1,4 +1,5 @@
 import Atomics
+import BatonInternals
 import CBatonPlatform
 
 /// A mutual-exclusion lock for Swift concurrency: a critical section that may span `await`s.

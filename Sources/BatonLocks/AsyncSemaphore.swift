@@ -63,6 +63,10 @@ public final class AsyncSemaphore {
         lastID = .create(0)
     }
 
+    /// Free permits when positive, minus the waiting tasks when negative, at this moment: what
+    /// `MetricsReporter` samples.
+    package var permitsLessWaiters: Int { count.load(ordering: .relaxed) }
+
     deinit {
         count.destroy()
         lastID.destroy()

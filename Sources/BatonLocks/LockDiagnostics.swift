@@ -1,3 +1,4 @@
+import Atomics
 import CBatonPlatform
 
 /// Run-time checks on every ``Lock``, ``RecursiveLock``, ``ReadWriteLock`` and ``AsyncLock``

@@ -1,6 +1,7 @@
 #if Macros
 import SwiftDiagnostics
 import SwiftSyntax
+import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
 /// `@Synchronized` on a final class: a `RecursiveReadWriteLock` per instance, named after the class;

@@ -1,5 +1,6 @@
 #if Macros
 import SwiftSyntax
+import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
 /// What `@Synchronized` attaches to each stored `var`: backing storage that only the instance's

@@ -1,4 +1,5 @@
 import Atomics
+import BatonInternals
 import Dispatch
 
 /// A linearizability check of async code: an actor's methods, an async API. Each round runs a

@@ -47,6 +47,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import UnixSignals
 #endif
 
 @Suite("Guide: running Baton in a service", .timeLimit(.minutes(1)))

@@ -1,3 +1,4 @@
+import Atomics
 import Testing
 
 @testable import BatonLocks

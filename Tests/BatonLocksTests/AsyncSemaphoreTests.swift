@@ -1,3 +1,4 @@
+import Atomics
 import Foundation
 import Testing
 

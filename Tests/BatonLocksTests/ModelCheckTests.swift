@@ -1,5 +1,6 @@
 #if BATON_MODEL_CHECK && !canImport(Darwin)
 @_spi(ModelChecking) import BatonLocks
+import Atomics
 import BatonModelChecking
 import BatonTestSupport
 import Testing

@@ -1,5 +1,6 @@
 #if Macros
 import BatonMacrosPlugin
+import SwiftSyntaxBuilder
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing

@@ -1,4 +1,5 @@
 #if Macros
+import FoundationEssentials
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 

@@ -12,6 +12,8 @@ struct CacheCounters {
     @usableFromInline
     enum Counter: Int, CaseIterable {
         case hits, misses, insertions, evictions, expirations, removals
+        /// The evictions for the cost limit, counted in `evictions` too.
+        case costEvictions
     }
 
     @usableFromInline let storage: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>

@@ -82,6 +82,8 @@ struct FetcherStateMachine {
     private(set) var isShutDown = false
     /// Shutdowns waiting for the fetcher to drain.
     private var drainWaiters: [DrainWaiter] = []
+    /// What `MetricsReporter` samples.
+    var counts = FetcherCounts()
 
     init(maxConcurrentRequests: Int) {
         self.maxConcurrentRequests = maxConcurrentRequests
@@ -121,9 +123,15 @@ struct FetcherStateMachine {
         case drained([DrainWaiter])
     }
 
-    /// A running request has finished (whatever its outcome): frees its slot, or hands it to the
+    /// A running request has finished (whatever its outcome; `sent` if the transport reported
+    /// it, `nil` if it was cancelled before it was sent): frees its slot, or hands it to the
     /// oldest queued request. During a hold the slot stays free.
-    mutating func finished() -> Finished {
+    mutating func finished(_ sent: SentRequest? = nil) -> Finished {
+        if let sent {
+            counts.sent += 1
+            counts.sendTime += sent.duration
+            counts.bytesReceived += sent.bytes
+        }
         if holds == 0, let next = takeOldestWaiting() {
             return .send(next)  // `running` is unchanged
         }
@@ -238,16 +246,20 @@ struct FetcherStateMachine {
     /// - Returns: Whether it was taken; the caller must then report ``ended(_:)`` once it is
     ///   answered.
     mutating func accept(_ call: Call) -> Bool {
-        guard !isShutDown else { return false }
+        guard !isShutDown else {
+            counts.refused += 1
+            return false
+        }
         calls[ObjectIdentifier(call)] = call
         return true
     }
 
-    /// A caller taken by ``accept(_:)`` has its answer.
+    /// A caller taken by ``accept(_:)`` has its answer: `answer`, or a cancellation.
     ///
     /// - Returns: The shutdowns the caller must wake, if the fetcher has drained.
-    mutating func ended(_ call: Call) -> [DrainWaiter] {
+    mutating func ended(_ call: Call, with answer: Result<URLResult, any Error>) -> [DrainWaiter] {
         calls[ObjectIdentifier(call)] = nil
+        counts.count(answer: answer)
         return takeDrainWaitersIfDrained()
     }
 

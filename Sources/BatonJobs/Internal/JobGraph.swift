@@ -97,7 +97,7 @@ enum JobGraph {
             }
         }
         if let queue = finalization.queue {
-            queue._withUnsafeGuaranteedRef { $0.removeMemberLocked(job, &fx) }
+            queue._withUnsafeGuaranteedRef { $0.removeMemberLocked(job, outcome, &fx) }
         }
     }
 

@@ -183,11 +183,11 @@ final class QueueCore {
         }
     }
 
-    func removeMemberLocked(_ job: Job, _ fx: inout JobEffects) {
+    func removeMemberLocked(_ job: Job, _ outcome: JobStateMachine.FinishedOutcome, _ fx: inout JobEffects) {
         // Jobs pushed since count as added: the queue is not empty while they wait. Moved in
         // before the last member leaves, so that the members' retain of the queue carries over.
         if machine.memberCount == 1 { admitInboxLocked() }
-        machine.leave(job)
+        machine.leave(job, outcome)
         guard machine.memberCount == 0 else { return }
         if !machine.waiters.isEmpty {
             fx.actions.append(contentsOf: machine.waiters.map(JobEffects.Action.resume))

@@ -37,6 +37,8 @@ struct QueueStateMachine {
     /// more jobs.
     var shutDown = false
     var waiters: [JobWaiter] = []
+    /// What `MetricsReporter` samples.
+    var counts = QueueCounts()
 
     /// Appends a job to the members. The list's jobs are borrowed, not bound to strong
     /// references (each of which would be a retain and release).
@@ -53,11 +55,16 @@ struct QueueStateMachine {
             firstMember = member
         }
         lastMember = member
+        counts.advance(waiting: memberCount - counts.running)
         memberCount += 1
+        counts.added += 1
     }
 
     /// Takes `job` out of the list.
-    mutating func leave(_ job: Job) {
+    mutating func leave(_ job: Job, _ outcome: JobStateMachine.FinishedOutcome) {
+        counts.advance(waiting: memberCount - counts.running)
+        if job.machine.ran { counts.running -= 1 }
+        counts.count(outcome)
         let previous = job.machine.previousMember
         let next = job.machine.nextMember
         if let previous {
@@ -139,6 +146,8 @@ struct QueueStateMachine {
             active -= 1
             return nil
         }
+        counts.advance(waiting: memberCount - counts.running)
+        counts.running += 1
         return job
     }
 

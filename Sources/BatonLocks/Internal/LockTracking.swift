@@ -1,3 +1,4 @@
+import Atomics
 import CBatonPlatform
 
 /// The slow paths that every Baton lock takes while a diagnostic is on. The locks' inlinable
