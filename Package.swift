@@ -181,7 +181,7 @@ let package = Package(
             dependencies: [
                 "Baton", "BatonTesting", "BatonTestSupport", "BatonHTTPTestSupport", logging, lifecycle,
                 .target(name: "BatonMacros", condition: macros),
-            ]
+            ] + metricsTestKit
         ),
     ],
     swiftLanguageModes: [.v6]
