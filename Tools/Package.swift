@@ -18,9 +18,12 @@ let package = Package(
         .executable(name: "baton", targets: ["baton"])
     ],
     dependencies: [
-        .package(name: "Baton", path: ".."),
+        // The Metrics trait: the cache scenario measures a cache watched by a `MetricsReporter`.
+        .package(name: "Baton", path: "..", traits: ["Metrics"]),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The reporter's backend in the cache scenario: a Prometheus registry, as a service has.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // The futures bench's anchor: NIO's EventLoopPromise.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
@@ -30,6 +33,7 @@ let package = Package(
             dependencies: baton + [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // `baton stress`: linearizability checking and stress runs of every structure.
@@ -40,7 +44,9 @@ let package = Package(
                 "BatonBench", "BatonStress", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "BatonBenchTests", dependencies: ["BatonBench", atomics] + baton),
+        .testTarget(
+            name: "BatonBenchTests",
+            dependencies: ["BatonBench", atomics, .product(name: "Prometheus", package: "swift-prometheus")] + baton),
         .testTarget(name: "BatonStressTests", dependencies: ["BatonStress"] + baton),
     ],
     swiftLanguageModes: [.v6]

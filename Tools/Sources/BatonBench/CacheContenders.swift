@@ -2,6 +2,7 @@ import BatonCache
 import BatonLocks
 import BatonTesting
 import Foundation
+import Prometheus
 
 /// A cache from `Int` to `Int` as the cache scenario drives it.
 protocol BenchCache: AnyObject, Sendable {
@@ -16,6 +17,29 @@ final class BatonMemoryCache<Setup: MemoryCacheSetup>: BenchCache {
     init(capacity: Int) {
         cache = MemoryCache(countLimit: capacity, policy: Setup.policy, shardCount: Setup.shardCount)
     }
+    func get(_ key: Int) -> Int? { cache.value(forKey: key) }
+    func set(_ key: Int, _ value: Int) { cache.setValue(value, forKey: key) }
+}
+
+/// A Baton `MemoryCache` (SIEVE) watched by a `MetricsReporter` that exports its statistics to a
+/// Prometheus registry every 10 ms (a thousand times the reporter's default rate), as a service
+/// scraped by Prometheus runs it: what watching costs the cache's hit path, beside the same cache
+/// unwatched.
+final class WatchedMemoryCache: BenchCache {
+    static let interval = Duration.milliseconds(10)
+    private let cache: MemoryCache<Int, Int>
+    let registry = PrometheusCollectorRegistry()
+    private let reporting: Task<Void, Never>
+
+    init(capacity: Int) {
+        cache = MemoryCache(countLimit: capacity, policy: .sieve)
+        let reporter = MetricsReporter(interval: Self.interval, factory: PrometheusMetricsFactory(registry: registry))
+        reporter.watch(cache, name: "bench")
+        reporting = Task { await reporter.run() }
+    }
+
+    deinit { reporting.cancel() }
+
     func get(_ key: Int) -> Int? { cache.value(forKey: key) }
     func set(_ key: Int, _ value: Int) { cache.setValue(value, forKey: key) }
 }
@@ -71,7 +95,8 @@ final class LockedDictionaryCache: BenchCache, @unchecked Sendable {
 struct CacheContender: Sendable {
     let name: String
     let baton: Bool
-    /// Whether it has a capacity, so that its hit ratio means something.
+    /// Whether its hit ratio is measured: it has a capacity, so that its hit ratio means
+    /// something, and a policy that no other contender measures already.
     let bounded: Bool
     /// Whether it runs the time-per-operation mixes (or only the hit-ratio streams).
     let timed: Bool
@@ -104,6 +129,8 @@ struct CacheContender: Sendable {
 
     static let all: [CacheContender] = [
         CacheContender("MemoryCache SIEVE", baton: true, BatonMemoryCache<SieveSetup>.self),
+        CacheContender(
+            "MemoryCache SIEVE, watched", baton: true, bounded: false, WatchedMemoryCache.self),
         CacheContender("MemoryCache LRU", baton: true, BatonMemoryCache<LRUSetup>.self),
         CacheContender("MemoryCache TinyLFU", baton: true, BatonMemoryCache<TinyLFUSetup>.self),
         CacheContender(

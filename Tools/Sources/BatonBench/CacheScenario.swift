@@ -148,6 +148,7 @@ public struct CacheScenario: Scenario {
             "Hit ratio: one thread, read-through (a miss stores the key), \(ratioRequests) requests over \(ratioKeys) keys, capacity 1% or 10% of the keys; the first \(warmUp) requests fill the cache and are not counted, for every row alike (libCacheSim's and Belady's too); higher is better. Scans: after every 2 × capacity Zipf requests, capacity ÷ 2 cold keys read once each.",
             "\(Self.beladyName) evicts the key requested again farthest in the future, or declines to store the requested key if that is the one, and enters the counted requests holding the warm-up's keys wanted soonest: no policy can do better, so it is the ceiling, not an anchor.",
             "Lock+Dictionary never evicts, so it has no hit ratio to compare: it is the floor for time per operation only.",
+            "MemoryCache SIEVE, watched: the same cache as MemoryCache SIEVE, watched by a MetricsReporter that exports its statistics to a Prometheus registry every \(WatchedMemoryCache.interval) while the threads run (the reporter's default is 10 s); its hit ratio is SIEVE's.",
         ]
         if let anchorSkip {
             notes.append(
@@ -159,9 +160,30 @@ public struct CacheScenario: Scenario {
             )
         }
         notes.append(contentsOf: differences(results))
+        notes.append(contentsOf: watchingCost(results))
         return ScenarioReport(
             scenario: name, cores: activeCores, quick: options.quick, results: results, notes: notes,
             ceilings: [Self.beladyName])
+    }
+
+    /// What watching the cache costs its operations: the watched cache's median time over the
+    /// unwatched one's, per mix and thread count.
+    private func watchingCost(_ results: [BenchResult]) -> [String] {
+        let times = results.filter { $0.unit == Unit.nanosecondsPerOperation }
+        func median(_ name: String, _ contender: String) -> Double? {
+            times.first { $0.case == name && $0.contender == contender }?.median
+        }
+        let cells = times.map(\.case).uniqued().compactMap { name -> String? in
+            guard let watched = median(name, "MemoryCache SIEVE, watched"),
+                let plain = median(name, "MemoryCache SIEVE"),
+                plain > 0
+            else { return nil }
+            return "\(name) ×\(formatted(watched / plain, digits: 3))"
+        }
+        guard !cells.isEmpty else { return [] }
+        return [
+            "Watched ÷ unwatched MemoryCache SIEVE time per operation (median): " + cells.joined(separator: "; ") + "."
+        ]
     }
 
     /// Notes on the hit-ratio differences the ratio table does not show: TinyLFU against the

@@ -70,6 +70,7 @@ struct CacheScenarioTests {
         #expect(try report.jsonLine().contains("\"scenario\":\"cache\""))
         #expect(try report.jsonLine().contains("\"ceilings\":[\"\(CacheScenario.beladyName)\"]"))
 
+        #expect(report.notes.contains { $0.hasPrefix("Watched ÷ unwatched MemoryCache SIEVE time per operation") })
         let table = ReportTable(report).render()
         #expect(table.contains("^ \(CacheScenario.beladyName)"))
         #expect(!table.contains("vs \(CacheScenario.beladyName)"), "the ceiling is not an anchor")
