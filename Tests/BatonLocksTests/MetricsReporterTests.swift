@@ -127,16 +127,20 @@ private func watchTotals(_ reporter: MetricsReporter, _ totals: Totals, name: St
         #expect(try metrics.expectCounter("test_count_total", [("totals", "t")]).totalValue == 4000)
     }
 
-    @Test func theDefaultFactoryIsTheBootstrappedOneReadWhenAMetricIsMade() throws {
-        // No bootstrap in this process: the default factory is swift-metrics' no-op one, and a
-        // report through it neither fails nor reaches the test backend.
-        let metrics = TestMetrics()
-        let reporter = MetricsReporter()
-        let totals = Totals()
-        watchTotals(reporter, totals)
-        totals.values.write { $0.count = 1 }
-        reporter.report()
-        #expect(metrics.counters.isEmpty)
+    @Test func theDefaultFactoryIsTheBootstrappedOneReadWhenAMetricIsMade() async {
+        // In a process of its own: the bootstrap is once per process. The reporter is made
+        // before the bootstrap, and still exports to the factory bootstrapped after it.
+        await #expect(processExitsWith: .success) {
+            let reporter = MetricsReporter()
+            let totals = Totals()
+            watchTotals(reporter, totals)
+            let metrics = TestMetrics()
+            MetricsSystem.bootstrap(metrics)
+            totals.values.write { $0.count = 3 }
+            reporter.report()
+            let exported = try? metrics.expectCounter("test_count_total", [("totals", "t")]).totalValue
+            guard exported == 3 else { fatalError("exported \(String(describing: exported)), not 3") }
+        }
     }
 
     // MARK: Sources of BatonLocks
