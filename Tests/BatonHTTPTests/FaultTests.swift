@@ -1,4 +1,5 @@
 import BatonFutures
+import BatonHTTPTestSupport
 import BatonLocks
 import Foundation
 import Testing
@@ -345,84 +346,113 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
 
     // MARK: Many faults, then good requests
 
-    @Test func aThousandFaultsLeakNothingAndTheNextHundredSucceed() async throws {
-        let server = try FaultServer.shared()
-        let limit = 4
-        let session = makeSession()
-        let transport = CountingTransport(session: session)
-        let fetcher = Fetcher(
-            transport: transport, maxConcurrentRequests: limit,
-            retryPolicy: .init(attempts: 2, backoff: .constant(.milliseconds(1)), maximumRetryAfter: .milliseconds(1)),
-            requestTimeout: .seconds(3))
-        let faults: [(fault: String, query: String)] = [
-            ("reset-headers", ""), ("reset-body", ""), ("short", ""), ("status", "code=503&retry-after=1"),
-            ("status", "code=429&retry-after=1"), ("status", "code=502"), ("reset-headers", ""), ("short", ""),
-            ("reset-body", ""), ("status", "code=504"),
-        ]
-        let run = uniqueKey("thousand")
-        var urls: [URL] = []
-        // One stall in 250: each costs both attempts' timeout. The timeout is generous so that no
-        // other fault runs into it on a loaded machine (one that did would be reported as a
-        // timeout, not as the fault it is).
-        let fault = { (index: Int) in index % 250 == 249 ? (fault: "stall", query: "") : faults[index % faults.count] }
-        for index in 0..<1000 {
-            let fault = fault(index)
-            urls.append(server.url(fault.fault, "\(run)-\(fault.fault)", "i=\(index)&\(fault.query)"))
-        }
-        let results = try await fetcher.results(of: urls).value(within: patience)
-        #expect(results.count == 1000)
-        #expect(results.filter(\.isSuccess).isEmpty)
-        var answersLost = 0
-        for (index, result) in results.enumerated() {
-            let fault = fault(index)
-            // On Linux, after a run of connection resets, Dispatch now and then never reports a
-            // new socket's events to URLSession (swift-corelibs-libdispatch#833): the request
-            // leaves only when libcurl's own 200 ms timer looks, and the answer never reaches the
-            // completion handler, so the attempt ends in the fetcher's timeout. That outcome is
-            // the platform's, not the fetcher's, only where the record shows it: the server
-            // answered both attempts in full, and the session delivered fewer than two answers.
-            let answerLost =
-                fault.fault != "stall" && result.error as? FutureError == .timedOut(after: .seconds(3))
-                && server.answered("\(run)-\(fault.fault)", index: index) == 2 && transport.delivered(urls[index]) < 2
-            if answerLost { answersLost += 1 }
-            withKnownIssue("URLSession lost the server's answer to request \(index)", isIntermittent: true) {
-                switch fault.fault {
-                case "stall":
-                    #expect(result.error as? FutureError == .timedOut(after: .seconds(3)), "\(index): \(result)")
-                case "status":
-                    #expect(
-                        result.statusCode.map { [503, 429, 502, 504].contains($0) } == true, "\(index): \(result)")
-                default: #expect(lostConnection(result.error), "\(index) \(fault.fault): \(result)")
+    @Test func aThousandFaultsLeakNothingAndTheNextHundredSucceed() async {
+        // In a process of its own: URLSession on Linux now and then crashes in Dispatch under
+        // this many connection resets (see `exitWhenDispatchCrashes()`). Such a crash is the
+        // platform's known issue, and the run is made once more; a second one, or any other
+        // ending but success, fails the test. Every check runs in the child and is reported here.
+        for attempt in 1...2 {
+            let dispatchCrashed = Protected(false)
+            await withKnownIssue("URLSession's process crashed in Dispatch", isIntermittent: true) {
+                await #expect(processExitsWith: .success) {
+                    exitWhenDispatchCrashes()
+                    do {
+                        try await thousandFaultsLeakNothingAndTheNextHundredSucceed()
+                    } catch {
+                        Issue.record(error, "the thousand faults threw")
+                    }
                 }
-            } when: {
-                answerLost
+            } matching: { issue in
+                let platform = attempt == 1 && isDispatchCrash(issue)
+                if platform { dispatchCrashed.write { $0 = true } }
+                return platform
             }
+            if !dispatchCrashed.value { return }
         }
-        // A few at most: many would be a fault of this code, not the platform's rare loss.
-        #expect(answersLost <= 5)
-        #expect(transport.sent == 2000)
-        #expect(transport.maxOut == limit)
-        #expect(fetcher.queuedRequests == 0)
-        try await server.waitUntil("the transport has nothing out") { transport.out == 0 }
+    }
+}
 
-        let good = (0..<100).map { server.url("ok", "\(run)-good-\($0)") }
-        let answers = try await fetcher.results(of: good).value(within: patience)
-        #expect(answers.map { $0.data.map(text) } == (0..<100).map { "ok \(run)-good-\($0)" })
-        #expect(transport.maxOut == limit)
-
-        // Every slot is free: `limit` stalled requests are all at the server at once.
-        let stalled = uniqueKey("stalled")
-        let holds = (0..<limit).map { fetcher.body(of: server.url("stall", stalled, "i=\($0)")) }
-        try await server.waitUntil("every slot holds a request") { server.answering(stalled) == limit }
-        for hold in holds { hold.cancel() }
-        let deadline = ContinuousClock.now + patience
-        while await runningTasks(of: session) > 0 {
-            if ContinuousClock.now > deadline {
-                Issue.record("the session still runs tasks")
-                return
+/// A thousand requests that each meet a fault (both attempts), then a hundred that succeed,
+/// through a fetcher of four slots over a real session: every result is the fault's, nothing is
+/// left out at the transport or the session, and every slot is free again.
+private func thousandFaultsLeakNothingAndTheNextHundredSucceed() async throws {
+    let server = try FaultServer.shared()
+    let limit = 4
+    let session = makeSession()
+    let transport = CountingTransport(session: session)
+    let fetcher = Fetcher(
+        transport: transport, maxConcurrentRequests: limit,
+        retryPolicy: .init(attempts: 2, backoff: .constant(.milliseconds(1)), maximumRetryAfter: .milliseconds(1)),
+        requestTimeout: .seconds(3))
+    let faults: [(fault: String, query: String)] = [
+        ("reset-headers", ""), ("reset-body", ""), ("short", ""), ("status", "code=503&retry-after=1"),
+        ("status", "code=429&retry-after=1"), ("status", "code=502"), ("reset-headers", ""), ("short", ""),
+        ("reset-body", ""), ("status", "code=504"),
+    ]
+    let run = uniqueKey("thousand")
+    var urls: [URL] = []
+    // One stall in 250: each costs both attempts' timeout. The timeout is generous so that no
+    // other fault runs into it on a loaded machine (one that did would be reported as a
+    // timeout, not as the fault it is).
+    let fault = { (index: Int) in index % 250 == 249 ? (fault: "stall", query: "") : faults[index % faults.count] }
+    for index in 0..<1000 {
+        let fault = fault(index)
+        urls.append(server.url(fault.fault, "\(run)-\(fault.fault)", "i=\(index)&\(fault.query)"))
+    }
+    let results = try await fetcher.results(of: urls).value(within: patience)
+    #expect(results.count == 1000, "\(results.count) results")
+    #expect(results.filter(\.isSuccess).isEmpty, "\(results.filter(\.isSuccess).count) faults succeeded")
+    var answersLost = 0
+    for (index, result) in results.enumerated() {
+        let fault = fault(index)
+        // On Linux, after a run of connection resets, Dispatch now and then never reports a
+        // new socket's events to URLSession (swift-corelibs-libdispatch#833): the request
+        // leaves only when libcurl's own 200 ms timer looks, and the answer never reaches the
+        // completion handler, so the attempt ends in the fetcher's timeout. That outcome is
+        // the platform's, not the fetcher's, only where the record shows it: the server
+        // answered both attempts in full, and the session delivered fewer than two answers.
+        let answerLost =
+            fault.fault != "stall" && result.error as? FutureError == .timedOut(after: .seconds(3))
+            && server.answered("\(run)-\(fault.fault)", index: index) == 2 && transport.delivered(urls[index]) < 2
+        if answerLost { answersLost += 1 }
+        withKnownIssue("URLSession lost the server's answer to request \(index)", isIntermittent: true) {
+            switch fault.fault {
+            case "stall":
+                #expect(result.error as? FutureError == .timedOut(after: .seconds(3)), "\(index): \(result)")
+            case "status":
+                #expect(
+                    result.statusCode.map { [503, 429, 502, 504].contains($0) } == true, "\(index): \(result)")
+            default: #expect(lostConnection(result.error), "\(index) \(fault.fault): \(result)")
             }
-            try await Task.sleep(for: .milliseconds(2))
+        } when: {
+            answerLost
         }
+    }
+    // A few at most: many would be a fault of this code, not the platform's rare loss.
+    #expect(answersLost <= 5, "URLSession lost \(answersLost) answers")
+    #expect(transport.sent == 2000, "\(transport.sent) requests sent, not 2000")
+    #expect(transport.maxOut == limit, "\(transport.maxOut) requests out at once")
+    #expect(fetcher.queuedRequests == 0, "\(fetcher.queuedRequests) requests still queued")
+    try await server.waitUntil("the transport has nothing out") { transport.out == 0 }
+
+    let good = (0..<100).map { server.url("ok", "\(run)-good-\($0)") }
+    let answers = try await fetcher.results(of: good).value(within: patience)
+    let wrong = answers.enumerated().filter { $0.element.data.map(text) != "ok \(run)-good-\($0.offset)" }
+    #expect(wrong.isEmpty, "good requests answered wrongly: \(wrong.prefix(3))")
+    #expect(transport.maxOut == limit, "\(transport.maxOut) requests out at once")
+
+    // Every slot is free: `limit` stalled requests are all at the server at once.
+    let stalled = uniqueKey("stalled")
+    let holds = (0..<limit).map { fetcher.body(of: server.url("stall", stalled, "i=\($0)")) }
+    try await server.waitUntil("every slot holds a request") { server.answering(stalled) == limit }
+    for hold in holds { hold.cancel() }
+    let deadline = ContinuousClock.now + patience
+    while await runningTasks(of: session) > 0 {
+        if ContinuousClock.now > deadline {
+            Issue.record("the session still runs tasks")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(2))
     }
 }
 
