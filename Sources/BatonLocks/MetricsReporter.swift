@@ -233,8 +233,7 @@ package struct MetricsSample {
         } else {
             counter = Counter(label: label, dimensions: dimensions, factory: factory)
         }
-        // A total below the last one was reset: what it holds was counted since.
-        let added = total >= last ? total - last : total
+        let added = Self.added(total, since: last)
         if added > 0 { counter.increment(by: Int64(added)) }
         metrics[key] = .counter(counter, last: total)
     }
@@ -251,7 +250,7 @@ package struct MetricsSample {
         } else {
             counter = FloatingPointCounter(label: label, dimensions: dimensions, factory: factory)
         }
-        let added = total >= last ? total - last : total
+        let added = Self.added(total, since: last)
         if added > .zero { counter.increment(by: Self.seconds(added)) }
         metrics[key] = .seconds(counter, last: total)
     }
@@ -272,6 +271,12 @@ package struct MetricsSample {
         }
         gauge.record(value)
         metrics[key] = .gauge(gauge)
+    }
+
+    /// What a total gained since the last report. A total below the last one was reset: what it
+    /// holds was counted since.
+    private static func added<Total: Comparable & AdditiveArithmetic>(_ total: Total, since last: Total) -> Total {
+        total >= last ? total - last : total
     }
 
     private static func key(_ label: String, _ dimensions: [(String, String)]) -> String {
