@@ -44,11 +44,12 @@ extension Fetcher {
         // cancellation into a value).
         all.onCancel { self.cancelBatch(fetches) }
         if let timeout {
-            let deadline = DeadlineTimer.schedule(after: timeout) {
+            let deadline = DeadlineTimer.unstarted {
                 timedOut.write { $0 = true }
                 self.cancelBatch(fetches)
             }
             all.future.whenComplete { _ in deadline.cancel() }
+            deadline.start(after: timeout, on: retryTimer)
         }
         return all.future
     }

@@ -77,7 +77,7 @@ public final class Fetcher {
     /// A session this fetcher created (to raise the connection limit), invalidated on deinit.
     private let ownedSession: URLSession?
     private let cache: (any FetchCache)?
-    /// Where the waits before retries run.
+    /// Where the waits before retries, and batches' deadlines, run.
     let retryTimer: RetryTimer
     /// What ``setEventHandler(_:)`` set.
     let eventHandler = Protected<(@Sendable (Event) -> Void)?>(nil)
@@ -166,7 +166,7 @@ public final class Fetcher {
             requestTimeout: requestTimeout, rateLimiter: nil)
     }
 
-    /// A fetcher whose waits before retries run on `retryTimer`.
+    /// A fetcher whose waits before retries, and whose batches' deadlines, run on `retryTimer`.
     convenience init(
         transport: any HTTPTransport, maxConcurrentRequests: Int, retryPolicy: RetryPolicy,
         requestTimeout: Duration?, retryTimer: RetryTimer, rateLimiter: RateLimiter? = nil

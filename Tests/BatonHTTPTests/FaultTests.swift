@@ -13,14 +13,19 @@ import FoundationNetworking
 private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
 
 /// A retry timer that records every wait asked of it. It runs the retry at once (the test
-/// observes the policy, not the clock), or holds it until ``fireAll()`` when `holding`.
+/// observes the policy, not the clock), or holds it until ``fireAll()`` when `holding`; or holds
+/// only the waits of one length (a batch's deadline) and runs the others at once.
 final class RecordingTimer: Sendable {
     private let asked = Protected<[Duration]>([])
     private let held = Protected<[@Sendable () -> Void]>([])
-    private let holding: Bool
+    private let holds: @Sendable (Duration) -> Bool
 
     init(holding: Bool = false) {
-        self.holding = holding
+        self.holds = { _ in holding }
+    }
+
+    init(holdingOnly length: Duration) {
+        self.holds = { $0 == length }
     }
 
     var delays: [Duration] { asked.value }
@@ -29,7 +34,7 @@ final class RecordingTimer: Sendable {
     var timer: RetryTimer {
         RetryTimer { delay, body in
             self.asked.write { $0.append(delay) }
-            if self.holding {
+            if self.holds(delay) {
                 self.held.write { $0.append(body) }
             } else {
                 DispatchQueue.global().async(execute: body)
@@ -47,8 +52,9 @@ final class RecordingTimer: Sendable {
 }
 
 /// A transport over a real session that counts what it sends and how many requests it has out
-/// at once (and the most ever), so the concurrency bound is checked where requests leave; and,
-/// for each URL, how many answers the session delivered (results other than a cancellation).
+/// at once (and the most ever), so the concurrency bound is checked where requests leave; for
+/// each URL, how many answers the session delivered (results other than a cancellation); and how
+/// many results the fetcher has been handed and has finished taking.
 final class CountingTransport: HTTPTransport {
     let session: URLSession
     private struct Counts {
@@ -56,6 +62,7 @@ final class CountingTransport: HTTPTransport {
         var out = 0
         var maxOut = 0
         var delivered: [URL: Int] = [:]
+        var handedOn = 0
     }
     private let counts = Protected(Counts())
 
@@ -67,6 +74,8 @@ final class CountingTransport: HTTPTransport {
     var out: Int { counts.read { $0.out } }
     var maxOut: Int { counts.read { $0.maxOut } }
     func delivered(_ url: URL) -> Int { counts.read { $0.delivered[url] ?? 0 } }
+    /// Results whose completion handler, the fetcher's, has returned.
+    var handedOn: Int { counts.read { $0.handedOn } }
 
     func send(_ request: URLRequest, completion: @escaping @Sendable (URLResult) -> Void) -> any HTTPTransportTask {
         counts.write { counts in
@@ -81,6 +90,7 @@ final class CountingTransport: HTTPTransport {
                 if !cancelled, let url = request.url { counts.delivered[url, default: 0] += 1 }
             }
             completion(result)
+            self.counts.write { $0.handedOn += 1 }
         }
     }
 }

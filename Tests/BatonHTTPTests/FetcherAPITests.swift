@@ -151,7 +151,13 @@ func outcome<Value: Sendable>(
         let slow = uniqueKey("batch-slow")
         let fast = uniqueKey("batch-fast")
         let posted = uniqueKey("batch-post")
-        let fetcher = Fetcher(session: makeSession(), retryPolicy: .init(attempts: 3, backoff: .none))
+        // The deadline is the fetcher's timer, held until every request but the slow one has
+        // ended; the waits before retries run at once.
+        let timer = RecordingTimer(holdingOnly: .seconds(3))
+        let transport = CountingTransport(session: makeSession())
+        let fetcher = Fetcher(
+            transport: transport, maxConcurrentRequests: 6, retryPolicy: .init(attempts: 3, backoff: .none),
+            requestTimeout: nil, retryTimer: timer.timer)
         var post = URLRequest(url: try await TestServer.url("/flaky/\(posted)?fail=1"))
         post.httpMethod = "POST"
         let requests = [
@@ -161,7 +167,16 @@ func outcome<Value: Sendable>(
             URLRequest(url: try await TestServer.url("/status/404/\(uniqueKey("batch-missing"))")),
             URLRequest(url: refusedURL),
         ]
-        let results = try await fetcher.results(of: requests, timeout: .seconds(3)).value(within: patience)
+        let batch = fetcher.results(of: requests, timeout: .seconds(3))
+        // Seven attempts: one each, and three for the refused connection (a transient error);
+        // six of them ended.
+        try await TestServer.shared.waitUntil("every request but the slow one ended") {
+            transport.sent == 7 && transport.handedOn == 6 && TestServer.shared.hits(slow) == 1
+        }
+        #expect(!batch.isCompleted)
+        #expect(timer.delays.filter { $0 == .seconds(3) }.count == 1)
+        timer.fireAll()
+        let results = try await batch.value(within: patience)
         #expect(results.count == 5)
         #expect(results[0].error as? FutureError == .timedOut(after: .seconds(3)))
         #expect(results[1].data.map(text) == "hello \(fast)")

@@ -270,14 +270,26 @@ private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self
     @Test func overallTimeoutKeepsTheResultsThatArrived() async throws {
         let fast = uniqueKey("fast")
         let slow = uniqueKey("slow")
-        let fetcher = Fetcher(session: makeSession(), retryPolicy: .none)
+        // The deadline is the fetcher's timer, held until the fast answer is in and the slow
+        // request waits at the server (it answers only when released, after the deadline).
+        let timer = RecordingTimer(holdingOnly: .seconds(3))
+        let transport = CountingTransport(session: makeSession())
+        let fetcher = Fetcher(
+            transport: transport, maxConcurrentRequests: 6, retryPolicy: .none, requestTimeout: nil,
+            retryTimer: timer.timer)
         let urls = [try await TestServer.url("/hello/\(fast)"), try await TestServer.url("/held/\(slow)")]
-        // The slow route answers only when released, after the deadline; the deadline is long
-        // enough for the fast answer to arrive even on a loaded machine under TSan.
-        let results = try await fetcher.results(of: urls, timeout: .seconds(3)).value(within: patience)
+        let batch = fetcher.results(of: urls, timeout: .seconds(3))
+        try await TestServer.shared.waitUntil("the fast answer is in, the slow request at the server") {
+            transport.handedOn == 1 && TestServer.shared.hits(slow) == 1
+        }
+        #expect(!batch.isCompleted)
+        #expect(timer.delays == [.seconds(3)])
+        timer.fireAll()
+        let results = try await batch.value(within: patience)
         #expect(results[0].data.map(text) == "hello \(fast)")
         #expect(results[1].error as? FutureError == .timedOut(after: .seconds(3)))
         TestServer.shared.release(slow)
+        try await TestServer.shared.waitUntil("the slow request was cancelled") { transport.out == 0 }
     }
 
     @Test func aCacheAnswersRepeatedFetches() async throws {

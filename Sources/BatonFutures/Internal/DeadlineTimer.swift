@@ -23,12 +23,12 @@ package final class DeadlineTimer: Sendable {
 
     /// A timer that runs `body` once ``start(after:on:)`` has started it and its delay has
     /// passed, unless ``cancel()`` is called first.
-    static func unstarted(_ body: @escaping @Sendable () -> Void) -> DeadlineTimer {
+    package static func unstarted(_ body: @escaping @Sendable () -> Void) -> DeadlineTimer {
         DeadlineTimer(body)
     }
 
     /// Starts the wait on `timer`.
-    func start(after delay: Duration, on timer: RetryTimer) {
+    package func start(after delay: Duration, on timer: RetryTimer) {
         timer.schedule(delay) { self.fire() }
     }
 
