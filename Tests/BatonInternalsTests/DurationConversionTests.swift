@@ -82,6 +82,21 @@ import Testing
         #expect(Duration.milliseconds(1_500).seconds == 1.5)
         #expect(Duration.microseconds(3).nanoseconds == 3_000)
         #expect(Duration.seconds(-2).seconds == -2)
+        // A negative fraction is added, not subtracted from its seconds' magnitude.
+        #expect(Duration(secondsComponent: -1, attosecondsComponent: -500_000_000_000_000_000).seconds == -1.5)
+        #expect(Duration(secondsComponent: -1, attosecondsComponent: -500_000_000_000_000_000).nanoseconds == -1.5e9)
+    }
+
+    /// Both ends of `Duration`'s range, far beyond `Int64` nanoseconds, come out finite and of
+    /// their sign (the floating conversions do not saturate; they lose only precision).
+    @Test func floatingConversionsAtBothEndsOfTheRange() {
+        #expect(Duration.seconds(Int64.max).seconds == Double(Int64.max))
+        #expect(Duration.seconds(Int64.min).seconds == Double(Int64.min))
+        #expect(Duration.seconds(Int64.max).nanoseconds == Double(Int64.max) * 1e9)
+        #expect(Duration.seconds(Int64.min).nanoseconds == Double(Int64.min) * 1e9)
+        let smallest = Duration(secondsComponent: 0, attosecondsComponent: 1)
+        #expect(smallest.seconds == 1e-18 && smallest.nanoseconds == 1e-9)
+        #expect((.zero - smallest).seconds == -1e-18)
     }
 
     @Test func dispatchIntervalIsZeroForThePastAndNeverBeyondDispatch() {
@@ -91,13 +106,39 @@ import Testing
         #expect(Duration.seconds(Int64.max).dispatchInterval == .never)
     }
 
+    /// Dispatch's `.never` is `Int.max` nanoseconds: the largest interval below it is kept
+    /// exactly, and everything from it up is `.never`; the far negative end is zero, and less than
+    /// a nanosecond is zero (truncated, not rounded up).
+    @Test func dispatchIntervalAtBothEndsOfTheRange() {
+        #expect(Duration.nanoseconds(Int64.max - 1).dispatchInterval == .nanoseconds(Int(Int64.max - 1)))
+        #expect(Duration.nanoseconds(Int64.max).dispatchInterval == .never)
+        #expect(Duration.seconds(Int64.min).dispatchInterval == .nanoseconds(0))
+        #expect(Duration.nanoseconds(Int64.min).dispatchInterval == .nanoseconds(0))
+        #expect(Duration(secondsComponent: 0, attosecondsComponent: 999_999_999).dispatchInterval == .nanoseconds(0))
+        #expect(Duration.nanoseconds(1).dispatchInterval == .nanoseconds(1))
+    }
+
     @Test func secondsSaturatingRoundsToTheNearestNanosecond() {
         #expect(Duration.seconds(saturating: 0.25) == .milliseconds(250))
         #expect(Duration.seconds(saturating: 1e-9 * 2.6) == .nanoseconds(3))
+        #expect(Duration.seconds(saturating: -1e-9 * 2.6) == .nanoseconds(-3))
         #expect(Duration.seconds(saturating: 1e300) == .nanoseconds(Int64.max))
         #expect(Duration.seconds(saturating: -1e300) == .nanoseconds(Int64.min))
         #expect(Duration.seconds(saturating: .infinity) == .nanoseconds(Int64.max))
+        #expect(Duration.seconds(saturating: -.infinity) == .nanoseconds(Int64.min))
         #expect(Duration.seconds(saturating: .nan) == .zero)
+    }
+
+    /// At the ends of `Int64` nanoseconds: the bounds themselves (which a `Double` rounds to
+    /// ±2⁶³, one past `Int64.max`) saturate instead of trapping in the conversion to `Int64`, and
+    /// a value a little inside each bound is converted, not saturated.
+    @Test func secondsSaturatingAtBothEndsOfInt64Nanoseconds() {
+        #expect(Duration.seconds(saturating: Double(Int64.max) / 1e9) == .nanoseconds(Int64.max))
+        #expect(Duration.seconds(saturating: Double(Int64.min) / 1e9) == .nanoseconds(Int64.min))
+        // 9,223,372,036 s, less than a second inside each bound (and exact as a `Double`, in
+        // seconds and in nanoseconds).
+        #expect(Duration.seconds(saturating: 9_223_372_036) == .nanoseconds(9_223_372_036_000_000_000))
+        #expect(Duration.seconds(saturating: -9_223_372_036) == .nanoseconds(-9_223_372_036_000_000_000))
     }
 
     @Test func powerIsTheCLibrarysPow() {
