@@ -125,6 +125,38 @@ struct LockDiagnosticsTests {
         #expect(!ids.contains(where: LockOrderGraph.shared.contains))
     }
 
+    /// A lock at a reused address is a new lock: the orders of the one that was there before,
+    /// into and out of it, are gone. The lock that leaves is taken out as its deinit does it,
+    /// while the object stays, so that the new lock has its address for certain.
+    @Test("A new lock at a departed lock's address meets none of its orders")
+    func aReusedAddressInheritsNoOrder() {
+        let prefix = DiagnosticsCapture.start("reused")
+        let kept = Lock(name: "\(prefix)-kept")
+        let reused = Lock(name: "\(prefix)-reused")
+        let other = Lock(name: "\(prefix)-other")
+        #expect(onThread { kept.withLock { reused.withLock {} } })
+        #expect(onThread { reused.withLock { other.withLock {} } })
+        LockOrderGraph.shared.remove(ObjectIdentifier(reused))
+        // The reverse orders, through the new lock, close no cycle.
+        #expect(onThread { reused.withLock { kept.withLock {} } })
+        #expect(onThread { other.withLock { reused.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+    }
+
+    @Test("An inversion reported through a departed lock is reported again through the new lock at its address")
+    func anInversionThroughAReusedAddressIsReportedAgain() {
+        let prefix = DiagnosticsCapture.start("reusedcycle")
+        let kept = Lock(name: "\(prefix)-kept")
+        let reused = Lock(name: "\(prefix)-reused")
+        #expect(onThread { kept.withLock { reused.withLock {} } })
+        #expect(onThread { reused.withLock { kept.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 1)
+        LockOrderGraph.shared.remove(ObjectIdentifier(reused))
+        #expect(onThread { kept.withLock { reused.withLock {} } })
+        #expect(onThread { reused.withLock { kept.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 2)
+    }
+
     @Test("A try-lock never blocks, so it records no order; locks taken under it still do")
     func tryLocksRecordNoOrder() {
         let prefix = DiagnosticsCapture.start("try")
@@ -328,6 +360,36 @@ struct LockDiagnosticsTests {
         let all = LockStatistics(
             name: "all", locks: 2, acquisitions: 5, contendedAcquisitions: 5, totalWait: .seconds(1))
         #expect(all.contentionRatio == 1)
+    }
+
+    @Test("A lock made while statistics were off is listed, with what it gathered once they were on")
+    func statisticsTurnedOnAfterTheLockWasMade() throws {
+        let prefix = DiagnosticsCapture.start("laterstats")
+        let before = LockDiagnostics.collectsStatistics
+        defer { LockDiagnostics.collectsStatistics = before }
+        LockDiagnostics.collectsStatistics = false
+        let lock = Lock(name: "\(prefix)-later")
+        for _ in 0..<100 { lock.withLock {} }
+        LockDiagnostics.collectsStatistics = true
+        for _ in 0..<7 { lock.withLock {} }
+        let stats = try #require(LockDiagnostics.statistics().first { $0.name == "\(prefix)-later" })
+        #expect(stats.locks == 1)
+        #expect(stats.acquisitions == 7)
+    }
+
+    @Test("Statistics are listed sorted by name")
+    func statisticsAreSortedByName() {
+        let prefix = DiagnosticsCapture.start("sortedstats")
+        let before = LockDiagnostics.collectsStatistics
+        defer { LockDiagnostics.collectsStatistics = before }
+        LockDiagnostics.collectsStatistics = true
+        // Twenty names made in a scrambled order (a, h, o, b, i, …): 7 steps through 20 letters.
+        let names = (0..<20).map { index in "\(prefix)-" + String(UnicodeScalar(UInt8(97 + index * 7 % 20))) }
+        let locks = names.map { Lock(name: $0) }
+        for lock in locks { lock.withLock {} }
+        let listed = LockDiagnostics.statistics().map(\.name)
+        #expect(listed == listed.sorted())
+        #expect(listed.filter { $0.hasPrefix("\(prefix)-") } == names.sorted())
     }
 
     @Test("With statistics off, nothing is counted")
