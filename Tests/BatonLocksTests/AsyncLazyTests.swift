@@ -78,6 +78,43 @@ struct AsyncLazyTests {
         #expect(lazy.isInitialized)
     }
 
+    /// The first waiter, chosen to run the initializer after the leader was cancelled, is itself
+    /// cancelled between its wake-up and its running (held there by its executor): it leaves with
+    /// `CancellationError` without running the initializer, and passes the turn to the next
+    /// waiter, which computes the value.
+    @Test("A waiter cancelled as it is chosen to run the initializer again passes the turn on and leaves")
+    func waiterCancelledAsItIsChosenPassesTheTurnOn() async throws {
+        let attempts = Locked(0)
+        let lazy = AsyncLazy<Int> {
+            let attempt = attempts.withValue {
+                $0 += 1
+                return $0
+            }
+            if attempt == 1 { try await Task.sleep(for: .seconds(100)) }
+            return attempt
+        }
+        let held = HoldingExecutor()
+        let leader = Task { try await lazy.value }
+        #expect(await waitUntil { attempts.get() == 1 })
+        let chosen = Task(executorPreference: held) { try await lazy.value }
+        #expect(await waitUntil { held.queuedCount == 1 })
+        held.runQueued()  // `chosen` reads, queues first and suspends
+        #expect(lazy.waitingCount == 1)
+        let next = Task { try await lazy.value }
+        #expect(await waitUntil { lazy.waitingCount == 2 })
+        leader.cancel()
+        await #expect(throws: CancellationError.self) { try await leader.value }
+        // The leader's failure chose `chosen`: resumed, out of the queue, and held.
+        #expect(await waitUntil { held.queuedCount == 1 })
+        #expect(lazy.waitingCount == 1)
+        chosen.cancel()
+        held.runQueued()
+        await #expect(throws: CancellationError.self) { try await chosen.value }
+        #expect(try await next.value == 2)
+        #expect(attempts.get() == 2)
+        #expect(lazy.isInitialized)
+    }
+
     @Test("A leader cancelled with no one waiting leaves the value to be computed by the next read")
     func cancelledLeaderAlone() async throws {
         let attempts = Locked(0)

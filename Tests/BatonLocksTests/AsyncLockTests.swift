@@ -279,6 +279,35 @@ struct AsyncLockTests {
         #expect(priorities.get() == [.background, .high])
     }
 
+    /// Donation at a handover, not only when a waiter arrives: the lock goes to the first
+    /// waiter (background), and the high-priority waiter behind it raises that new holder before
+    /// it runs.
+    @Test("A lock handed to the next waiter raises it to the priority of a waiter still behind it")
+    func donatesAtTheHandover() async throws {
+        let lock = AsyncLock()
+        let holderGate = Gate()
+        let holder = Task(priority: .background) { try await lock.withLock { await holderGate.wait() } }
+        #expect(await waitUntil { lock.isHeld })
+        let nextGate = Gate()
+        let priorities = Locked<[TaskPriority]>([])
+        let next = Task(priority: .background) {
+            try await lock.withLock {
+                priorities.withValue { $0.append(Task.currentPriority) }
+                await nextGate.wait()
+            }
+        }
+        #expect(await waitUntil { lock.waitingCount == 1 })
+        let high = Task(priority: .high) { try await lock.withLock {} }
+        #expect(await waitUntil { lock.waitingCount == 2 })
+        holderGate.open()
+        try await holder.value
+        #expect(await waitUntil { priorities.withValue { $0.count == 1 } })
+        nextGate.open()
+        try await next.value
+        try await high.value
+        #expect(priorities.get() == [.high])
+    }
+
     @Test("A waiter raises a holder that took the lock free after the lock was handed to a task of high priority")
     func donatesAfterAHandoff() async throws {
         let lock = AsyncLock()

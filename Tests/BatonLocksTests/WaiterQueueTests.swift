@@ -35,4 +35,24 @@ struct WaiterQueueTests {
         let expected = Array(stride(from: 0, to: 5_000, by: 100)) + Array(stride(from: 5_000, to: 6_000, by: 2))
         #expect(drained == expected)
     }
+
+    /// A compaction once the front has moved on (waiters were popped, fewer than the 64 after
+    /// which the consumed prefix is dropped anyway): the survivors stay, in order, and the front
+    /// starts at the first of them.
+    @Test("A compaction after waiters were popped keeps the rest in order, the first at the front")
+    func compactionAfterPops() {
+        var queue = WaiterQueue<Int>()
+        for id in 0..<1_000 { queue.append(id, id: UInt64(id)) }
+        for expected in 0..<10 { #expect(queue.popFirst() == expected) }
+        // Removing two in three compacts the queue once, with 462 waiters left.
+        for id in 10..<1_000 where id % 3 != 0 { #expect(queue.remove(id: UInt64(id)) == id) }
+        #expect(queue.count == 330)
+        let front = (0..<5).map { _ in queue.popFirst() }
+        #expect(front == [12, 15, 18, 21, 24])
+        // A queue whose front is past waiters it still holds would trap when drained.
+        guard front == [12, 15, 18, 21, 24] else { return }
+        var drained: [Int] = []
+        while let next = queue.popFirst() { drained.append(next) }
+        #expect(drained == Array(stride(from: 27, to: 1_000, by: 3)))
+    }
 }
