@@ -123,6 +123,35 @@ struct SynchronizedLockTests {
         #expect(runOnAnotherThread { lock.withLock { true } } == true)
     }
 
+    /// What `@Synchronized`'s `_modify` does: `lock()` and `unlock()` inside a `withLock`
+    /// section. The inner `unlock()` releases only its own entry: the section still holds the
+    /// lock, and a thread that asks for it waits (parked, by name if not) until `withLock`
+    /// returns.
+    @Test("lock() and unlock() nested in withLock leave the section holding the lock", .timeLimit(.minutes(1)))
+    func lockAndUnlockNestedInWithLock() {
+        let lock = RecursiveReadWriteLock()
+        let entered = Guarded(false)  // written by the other thread under `lock`
+        let otherID = Guarded<String?>(nil)  // written before the other thread starts to wait
+        let started = DispatchSemaphore(value: 0)
+        let other = lock.withLock {
+            lock.lock()
+            lock.unlock()
+            #expect(lock.isHeldExclusivelyByCurrentThread)
+            let other = startThread {
+                otherID.value = currentKernelThreadID()
+                started.signal()
+                lock.withLock { entered.value = true }
+            }
+            #expect(wait(for: started))
+            #expect(waitUntilParked(otherID.value), "another thread took the lock inside the section")
+            #expect(!entered.value)
+            return other
+        }
+        #expect(other.join())
+        #expect(lock.withReadLock { entered.value })
+        #expect(!lock.isHeldExclusivelyByCurrentThread)
+    }
+
     @Test("A throwing body rethrows its typed error and releases the lock")
     func throwingBodyReleases() {
         struct Refused: Error, Equatable {}

@@ -54,6 +54,33 @@ import Testing
         )
     }
 
+    /// `withLock` is as visible as the class where that can matter (`public`, `package`),
+    /// whatever the order of the class's modifiers, and carries no modifier for a narrower class.
+    @Test(arguments: [
+        ("package final", "package "), ("final package", "package "), ("final public", "public "),
+        ("internal final", ""), ("fileprivate final", ""), ("private final", ""), ("final", ""),
+    ])
+    func withLockIsAsVisibleAsTheClass(modifiers: String, access: String) {
+        assertExpansion(
+            """
+            @Synchronized
+            \(modifiers) class Counter {
+                var value: Int = 0
+            }
+            """,
+            expandedSource: """
+                \(modifiers) class Counter {
+                    \(expanded("var value: Int", storage: "var _value: Int = 0"))
+
+                    \(lockMembers("Counter", access: access))
+                }
+
+                extension Counter: Sendable {
+                }
+                """
+        )
+    }
+
     @Test func letComputedStaticAndUnsafePropertiesAreLeftAlone() {
         assertExpansion(
             """
