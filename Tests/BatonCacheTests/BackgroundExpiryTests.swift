@@ -91,6 +91,26 @@ struct BackgroundExpiryTests {
         #expect(await waitOnThread { eventually { !cache.isSweepScheduled } })
     }
 
+    /// An idle limit alone makes every entry one that can expire: the sweep starts with the
+    /// first write, releases the entries that went idle with no call into the cache, and stops
+    /// once nothing is left.
+    @Test("A cache with only an idle limit sweeps in the background", .timeLimit(.minutes(1)))
+    func backgroundSweepWithOnlyAnIdleLimit() async {
+        let clock = ManualClock()
+        let cache = MemoryCache<Int, Int>(timeToIdle: .seconds(1), clock: clock.cacheClock)
+        let idle = DispatchSemaphore(value: 0)
+        cache.onEviction { _, _, reason in
+            if reason == .expired { idle.signal() }
+        }
+        for key in 0..<50 { cache[key] = key }
+        #expect(cache.isSweepScheduled)
+        clock.advance(by: .seconds(1))
+        #expect(await wait(for: idle, count: 50))
+        #expect(cache.count == 0)
+        #expect(cache.statistics.expirations == 50)
+        #expect(await waitOnThread { eventually { !cache.isSweepScheduled } })
+    }
+
     /// Real time and a 1 ms lifetime, for a little over two sweeps: the background sweep
     /// races writers and readers on every shard. Then, with the threads stopped and no write
     /// left to sweep, the background sweep alone must release everything, and every entry

@@ -141,6 +141,28 @@ struct MemoryCacheLimitTests {
         #expect(cache.statistics.expirations == 2)
     }
 
+    /// "After it was last read or written": a write to a live entry restarts its idle clock as a
+    /// read does, whichever policy keeps it.
+    @Test(
+        "timeToIdle: rewriting a live entry restarts its idle clock",
+        arguments: [EvictionPolicy.sieve, .lru, .tinyLFU])
+    func rewritingRestartsTheIdleClock(policy: EvictionPolicy) {
+        let clock = ManualClock()
+        let cache = MemoryCache<String, Int>(timeToIdle: .seconds(10), policy: policy, clock: clock.cacheClock)
+        cache.holdBackgroundSweep()
+        cache["rewritten"] = 1
+        for value in 2...4 {
+            clock.advance(by: .seconds(9))
+            cache["rewritten"] = value  // written, never read
+        }
+        clock.advance(by: .seconds(9))  // 36 s after the first write, 9 s after the last
+        #expect(cache.statistics.expirations == 0)
+        #expect(cache["rewritten"] == 4)
+        clock.advance(by: .seconds(10))
+        #expect(cache["rewritten"] == nil)
+        #expect(cache.statistics.expirations == 1)
+    }
+
     @Test("timeToLive and timeToIdle together: whichever runs out first")
     func bothTimeLimits() {
         let clock = ManualClock()
@@ -215,6 +237,32 @@ struct MemoryCacheLimitTests {
         #expect(cache.count == 0)
         let stats = cache.statistics
         #expect(stats.evictions == 1_000)
+        #expect(cache.invariantViolations().isEmpty)
+    }
+
+    /// Trimming, and lowering a live limit, visit the shards in turn and take a share of the
+    /// excess from each: every shard gives some, and what each gives is its own next victims
+    /// (with no reads, its oldest entries, under both policies that evict the oldest first).
+    @Test(
+        "trim and a lowered countLimit take a share from every shard, each shard's oldest entries",
+        arguments: [EvictionPolicy.lru, .sieve], [false, true])
+    func trimmingSharesTheExcessAmongShards(policy: EvictionPolicy, byLoweringTheLimit: Bool) {
+        let shardCount = 4
+        let cache = MemoryCache<Int, Int>(countLimit: 400, policy: policy, shardCount: shardCount)
+        for key in 0..<400 { cache[key] = key }
+        // The shard of a key, as the cache picks it: the low bits of its hash.
+        let byShard = Dictionary(grouping: 0..<400) { $0.hashValue & (shardCount - 1) }
+        if byLoweringTheLimit {
+            cache.countLimit = 200
+        } else {
+            cache.trim(toCount: 200)
+        }
+        #expect(cache.count == 200)
+        for (shard, keys) in byShard.sorted(by: { $0.key < $1.key }) {
+            let kept = keys.filter { cache.peek($0) != nil }  // keys ascending: oldest first
+            #expect(kept.count < keys.count, "shard \(shard) gave none of its \(keys.count) entries")
+            #expect(kept == Array(keys.suffix(kept.count)), "shard \(shard) kept \(kept), not its newest")
+        }
         #expect(cache.invariantViolations().isEmpty)
     }
 
