@@ -104,6 +104,8 @@ struct BackgroundExpiryTests {
         }
         for key in 0..<50 { cache[key] = key }
         #expect(cache.isSweepScheduled)
+        // Without a sweep, nothing would release them: no need to wait for it.
+        guard cache.isSweepScheduled else { return }
         clock.advance(by: .seconds(1))
         #expect(await wait(for: idle, count: 50))
         #expect(cache.count == 0)
