@@ -161,6 +161,8 @@ public struct CacheScenario: Scenario {
         }
         notes.append(contentsOf: differences(results))
         notes.append(contentsOf: watchingCost(results))
+        progress("cache: the time of one report")
+        notes.append(reportCost(WatchedMemoryCache.reportTime(batches: 7, reports: options.quick ? 200 : 5_000)))
         return ScenarioReport(
             scenario: name, cores: activeCores, quick: options.quick, results: results, notes: notes,
             ceilings: [Self.beladyName])
@@ -184,6 +186,20 @@ public struct CacheScenario: Scenario {
         return [
             "Watched ÷ unwatched MemoryCache SIEVE time per operation (median): " + cells.joined(separator: "; ") + "."
         ]
+    }
+
+    /// What one report costs, and what share of a core the reports take at the reporter's
+    /// default interval and at the watched row's.
+    private func reportCost(_ report: Duration) -> String {
+        let microseconds = report.seconds * 1e6
+        func share(_ interval: Duration) -> String {
+            let percent = report.seconds / interval.seconds * 100
+            return percent >= 0.01 ? "\(formatted(percent, digits: 3))%" : "\(formatted(percent * 1e4, digits: 3)) ppm"
+        }
+        return
+            "One report of the watched cache (10 metrics into the Prometheus registry): \(formatted(microseconds, digits: 3)) µs "
+            + "(median); every 10 s, the reporter's default, that is \(share(.seconds(10))) of one core, and every "
+            + "\(WatchedMemoryCache.interval), as in the watched row, \(share(WatchedMemoryCache.interval))."
     }
 
     /// Notes on the hit-ratio differences the ratio table does not show: TinyLFU against the
