@@ -59,14 +59,7 @@ struct AsyncLazyTests {
     @Test("A cancelled leader's CancellationError does not reach the waiters: one of them runs the initializer again")
     func cancelledLeaderHandsOver() async throws {
         let attempts = Locked(0)
-        let lazy = AsyncLazy<Int> {
-            let attempt = attempts.withValue {
-                $0 += 1
-                return $0
-            }
-            if attempt == 1 { try await Task.sleep(for: .seconds(100)) }
-            return attempt
-        }
+        let lazy = firstAttemptSleeps(counting: attempts)
         let leader = Task { try await lazy.value }
         #expect(await waitUntil { attempts.get() == 1 })
         let waiters = (0..<3).map { _ in Task { try await lazy.value } }
@@ -85,14 +78,7 @@ struct AsyncLazyTests {
     @Test("A waiter cancelled as it is chosen to run the initializer again passes the turn on and leaves")
     func waiterCancelledAsItIsChosenPassesTheTurnOn() async throws {
         let attempts = Locked(0)
-        let lazy = AsyncLazy<Int> {
-            let attempt = attempts.withValue {
-                $0 += 1
-                return $0
-            }
-            if attempt == 1 { try await Task.sleep(for: .seconds(100)) }
-            return attempt
-        }
+        let lazy = firstAttemptSleeps(counting: attempts)
         let held = HoldingExecutor()
         let leader = Task { try await lazy.value }
         #expect(await waitUntil { attempts.get() == 1 })
@@ -118,14 +104,7 @@ struct AsyncLazyTests {
     @Test("A leader cancelled with no one waiting leaves the value to be computed by the next read")
     func cancelledLeaderAlone() async throws {
         let attempts = Locked(0)
-        let lazy = AsyncLazy<Int> {
-            let attempt = attempts.withValue {
-                $0 += 1
-                return $0
-            }
-            if attempt == 1 { try await Task.sleep(for: .seconds(100)) }
-            return attempt
-        }
+        let lazy = firstAttemptSleeps(counting: attempts)
         let leader = Task { try await lazy.value }
         #expect(await waitUntil { attempts.get() == 1 })
         leader.cancel()
@@ -212,5 +191,18 @@ struct AsyncLazyTests {
         let text = standardError(of: result)
         #expect(text.contains("AsyncLazy<Int> \"model\" (created at BatonLocksTests/AsyncLazyTests.swift:"))
         #expect(text.contains("value read from inside its own initializer"))
+    }
+}
+
+/// A lazy value whose initializer counts its attempts in `attempts` and returns the attempt's
+/// number; the first attempt sleeps for 100 s first, until its task is cancelled.
+private func firstAttemptSleeps(counting attempts: Locked<Int>) -> AsyncLazy<Int> {
+    AsyncLazy {
+        let attempt = attempts.withValue {
+            $0 += 1
+            return $0
+        }
+        if attempt == 1 { try await Task.sleep(for: .seconds(100)) }
+        return attempt
     }
 }
