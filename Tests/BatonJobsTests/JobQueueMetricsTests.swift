@@ -73,10 +73,10 @@ private struct Failure: Error {}
         busy.release()
         #expect(drain(busy.queue))
         #expect(behind.isFinished)
-        // The job behind the busy one waited while it ran, and both ran, while watched.
+        // The job behind the busy one waited while it ran, and both ran, while watched. (How the
+        // two times compare depends on the threads' timing, so it is not checked.)
         let counts = busy.queue.counts
         #expect(counts.waitingTime > .zero && counts.runningTime > .zero)
-        #expect(counts.runningTime >= counts.waitingTime)
         reporter.report()
         // The test backend keeps whole seconds of the times exported.
         #expect(waited.totalValue == counts.waitingTime.components.seconds)
