@@ -15,6 +15,12 @@ let lifecycle: Target.Dependency = .product(
     name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"]))
 let metrics: Target.Dependency = .product(
     name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"]))
+/// AsyncHTTPClient and the SwiftNIO modules its API speaks in (a request's deadline, the errors it reports).
+let asyncHTTPClient: [Target.Dependency] =
+    [.product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"]))]
+    + ["NIOCore", "NIOHTTP1", "NIOPosix"].map {
+        .product(name: $0, package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"]))
+    }
 /// swift-metrics' test backend, through which the tests read what the reporter exported.
 let metricsTestKit: [Target.Dependency] = [
     metrics, .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
@@ -68,6 +74,14 @@ let package = Package(
                 """
         ),
         .trait(
+            name: "AsyncHTTPClient",
+            description: """
+                `HTTPClientTransport`: AsyncHTTPClient's `HTTPClient` as the `HTTPTransport` of a `Fetcher`, \
+                over SwiftNIO in place of `URLSession`. Adds swift-server/async-http-client (with swift-nio and \
+                the packages it needs).
+                """
+        ),
+        .trait(
             name: "ModelChecking",
             description: """
                 For Baton's own tests only: the atomics and futex calls of `Lock`, `RecursiveLock`, \
@@ -86,6 +100,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
         // The Lifecycle trait only.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // The AsyncHTTPClient trait only (swift-nio comes with it).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         // Tests only: a manual clock (`TestClock`) for timeouts and rate limits.
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
@@ -103,7 +120,9 @@ let package = Package(
         .target(name: "BatonJobs", dependencies: ["BatonLocks", "BatonInternals", atomics, lifecycle]),
         .target(
             name: "BatonFutures", dependencies: ["BatonLocks", "BatonInternals", atomics], swiftSettings: modelChecking),
-        .target(name: "BatonHTTP", dependencies: ["BatonFutures", "BatonLocks", "BatonCache", logging, lifecycle]),
+        .target(
+            name: "BatonHTTP",
+            dependencies: ["BatonFutures", "BatonLocks", "BatonCache", logging, lifecycle] + asyncHTTPClient),
         .target(name: "Baton", dependencies: ["BatonLocks", "BatonCache", "BatonJobs", "BatonFutures", "BatonHTTP"]),
         // Without the Macros trait no swift-syntax is fetched: the plugin is an empty tool that
         // nothing uses, and BatonMacros warns that `@Synchronized` needs the trait.
@@ -154,7 +173,7 @@ let package = Package(
             dependencies: [
                 "BatonHTTP", "BatonCache", "BatonFutures", "BatonLocks", "BatonTestSupport", "BatonHTTPTestSupport",
                 clocks, logging, lifecycle,
-            ] + metricsTestKit
+            ] + metricsTestKit + asyncHTTPClient
         ),
         .testTarget(
             name: "BatonMacrosTests",

@@ -21,6 +21,8 @@ import Testing
 ///   drips until the client closes.
 /// - `close` — answers `200` with `ok <key>` without `Connection: close`, then closes the
 ///   connection: the client's next request on it finds it dead.
+/// - `echo` — answers `200` with `<method> <x-echo header> <body>`, and the header `X-Twice` sent
+///   twice, with the values `1` and `2`.
 ///
 /// For each key it records the requests (with their arrival on a monotonic clock), how many are
 /// being answered at once (and the most seen), how many connections the client closed while
@@ -161,6 +163,10 @@ final class FaultServer: Sendable {
         case "close":
             connection.send(status: 200, body: ok)
             return false
+        case "echo":
+            let echoed =
+                "\(request.method) \(request.headers["x-echo"] ?? "-") \(String(decoding: request.body, as: UTF8.self))"
+            return connection.send(status: 200, body: echoed, headers: ["X-Twice: 1", "X-Twice: 2"])
         default:
             return connection.send(status: 200, body: ok)
         }
@@ -174,6 +180,8 @@ final class FaultServer: Sendable {
 /// A request, by the fault and key of its path.
 private struct FaultServerRequest {
     let method: String
+    let headers: [String: String]
+    let body: [UInt8]
     let fault: String
     let key: String
     let query: [String: String]
@@ -181,6 +189,8 @@ private struct FaultServerRequest {
     init(_ request: ServerRequest) {
         let components = request.components
         method = request.method
+        headers = request.headers
+        body = request.body
         fault = components.first.map(String.init) ?? ""
         key = components.dropFirst().first.map(String.init) ?? ""
         query = request.query
