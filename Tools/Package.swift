@@ -19,13 +19,16 @@ let package = Package(
     ],
     dependencies: [
         // The Metrics trait: the cache scenario measures a cache watched by a `MetricsReporter`.
-        .package(name: "Baton", path: "..", traits: ["Metrics"]),
+        // The AsyncHTTPClient trait: the http scenario measures a `Fetcher` over `HTTPClientTransport`.
+        .package(name: "Baton", path: "..", traits: ["Metrics", "AsyncHTTPClient"]),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // The reporter's backend in the cache scenario: a Prometheus registry, as a service has.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        // The futures bench's anchor: NIO's EventLoopPromise.
+        // The futures bench's anchor: NIO's EventLoopPromise; the http scenario's server.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        // The http scenario's anchor: a bare AsyncHTTPClient loop.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -33,6 +36,8 @@ let package = Package(
             dependencies: baton + [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),

@@ -48,6 +48,10 @@ public enum Unit {
     public static let hitRatio = "hit ratio"
     /// A rate measured ÷ the rate configured (1 is the goal).
     public static let ofConfiguredRate = "× configured rate"
+    /// Requests answered per second (higher is better).
+    public static let requestsPerSecond = "req/s"
+    /// A latency in milliseconds (lower is better).
+    public static let milliseconds = "ms"
 }
 
 /// Everything one scenario measured in one run; encodes to the `--json` format.

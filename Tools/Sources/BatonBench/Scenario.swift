@@ -74,6 +74,7 @@ public let allScenarios: [any Scenario] = [
     FuturesScenario(),
     ClassesScenario(),
     AsyncScenario(),
+    HTTPScenario(),
 ]
 
 /// The number of cores the run can use.
