@@ -121,9 +121,12 @@ import FoundationNetworking
     }
 
     @Test func aMaximumBodySizeOutOfRangeIsAPreconditionFailureThatSaysSo() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = HTTPClientTransport(client: .shared, maximumBodySize: -1)
         }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("maximumBodySize must be from 0 to"), "\(message)")
+        #expect(message.contains("not -1"), "\(message)")
     }
 
     /// Each kind of failure the client reports, and the `URLError` code it becomes (`nil`: handed
