@@ -137,10 +137,28 @@ import Testing
     /// Threads adding closures race one shutting the queue down: each job is either taken (and
     /// runs) or refused (cancelled without running); none is lost, none ends twice, and no job
     /// is unfinished when `shutDown` returns.
-    @Test(arguments: [1, 4]) func addJobRacingShutdownLosesNothing(maxConcurrentJobs: Int) async {
+    @Test(arguments: [1, 4], [false, true])
+    func addJobRacingShutdownLosesNothing(maxConcurrentJobs: Int, finishingQueuedJobs: Bool) async {
+        await Self.raceAddingWithShutdown(
+            maxConcurrentJobs: maxConcurrentJobs, threads: 2, perThread: 2_000,
+            finishingQueuedJobs: finishingQueuedJobs)
+    }
+
+    /// The same race in many short rounds, so that the shutdown often falls between a job's
+    /// push onto a busy queue's inbox and the pusher's next look at the queue. A job the
+    /// shutdown took in is taken: with `finishingQueuedJobs` it runs, and it must then finish
+    /// as having succeeded, not be cancelled as refused after it ran.
+    @Test func aJobPushedJustBeforeTheShutdownIsTakenNotRefused() async {
+        for _ in 0..<300 {
+            await Self.raceAddingWithShutdown(
+                maxConcurrentJobs: 1, threads: 2, perThread: 100, finishingQueuedJobs: true)
+        }
+    }
+
+    private static func raceAddingWithShutdown(
+        maxConcurrentJobs: Int, threads: Int, perThread: Int, finishingQueuedJobs: Bool
+    ) async {
         let queue = JobQueue(name: "race", maxConcurrentJobs: maxConcurrentJobs)
-        let perThread = 2_000
-        let threads = 2
         let ran = Counter()
         let jobs = Protected<[Job]>([])
         let start = DispatchSemaphore(value: 0)
@@ -157,7 +175,8 @@ import Testing
             }.start()
         }
         for _ in 0..<threads { start.signal() }
-        await queue.shutDown(gracePeriod: .seconds(5), clock: TestClock(), finishingQueuedJobs: true)
+        await queue.shutDown(
+            gracePeriod: .seconds(5), clock: TestClock(), finishingQueuedJobs: finishingQueuedJobs)
         // Every job whose `addJob` has returned by now was taken before the shutdown (and the
         // call waited for it) or refused (finished at once).
         let unfinishedAtReturn = jobs.value.filter { !$0.isFinished }.map(\.description)
@@ -167,7 +186,7 @@ import Testing
         let all = jobs.value
         #expect(all.count == threads * perThread)
         let succeeded = all.count { $0.outcome?.isSucceeded == true }
-        let refused = all.count { Self.isRequestedCancellation($0.outcome) }
+        let refused = all.count { isRequestedCancellation($0.outcome) }
         #expect(succeeded + refused == all.count, "every job either ran or was refused")
         #expect(succeeded == ran.value, "a refused job never ran, a taken one ran once")
         #expect(queue.jobCount == 0)

@@ -38,6 +38,16 @@ extension JobStateMachine {
         inInbox = true
     }
 
+    /// The inbox was closed before the job could be pushed: nobody saw it, and it is as it was
+    /// before ``enterInbox(of:)``.
+    @inline(__always)
+    mutating func leaveInboxUnpushed() {
+        queueReference = nil
+        linked = false
+        phase = .idle
+        inInbox = false
+    }
+
     /// The queue took the job in from its inbox, under the lock: it is a member now.
     @inline(__always)
     mutating func leaveInbox() {

@@ -21,6 +21,12 @@ import Dispatch
 /// its slot back stores `slotsInUse`, then reads the inbox (both sequentially consistent). One
 /// of the two sees the other: the pusher sees a free slot and takes the lock to start a worker,
 /// or the worker sees the job and moves it in before it leaves.
+///
+/// Shutdown closes the inbox: under the lock it swaps the inbox for `closedInbox` and takes
+/// in what it held. A push is one compare-and-exchange on the inbox, so it falls on one side
+/// of the close: a job pushed before it is among those the shutdown takes in (taken, as any job
+/// added before the shutdown), and a push that finds the inbox closed does not happen: that
+/// job is refused under the lock.
 final class QueueCore {
     let name: String
     let maxConcurrentJobs: Int
@@ -33,8 +39,9 @@ final class QueueCore {
     private let inbox = UnsafeAtomic<Unmanaged<Job>?>.create(nil)
     /// `machine.active`, readable without the lock by a thread that pushed onto the inbox.
     private let slotsInUse = UnsafeAtomic<Int>.create(0)
-    /// `machine.shutDown`, readable without the lock by a thread that pushed onto the inbox.
-    private let shutDownBegun = UnsafeAtomic<Bool>.create(false)
+    /// What the inbox holds once a shutdown closed it, so that no push succeeds after: a job
+    /// no queue runs, never retained or released through the inbox.
+    private let closedInbox = Unmanaged.passUnretained(closedInboxMarker)
 
     /// How many jobs a worker runs before it hands its slot to a fresh dispatch, so a busy
     /// queue does not keep one Dispatch thread from other work forever.
@@ -50,7 +57,6 @@ final class QueueCore {
         // A queue with jobs in its inbox is alive (see `submit`), so the inbox is empty.
         inbox.destroy()
         slotsInUse.destroy()
-        shutDownBegun.destroy()
     }
 
     // MARK: The inbox
@@ -67,38 +73,23 @@ final class QueueCore {
     func submit(_ job: Job) {
         var pushed = false
         if slotsInUse.load(ordering: .sequentiallyConsistent) >= maxConcurrentJobs {
-            job.machine.enterInbox(of: Unmanaged.passUnretained(self))
-            let entry = Unmanaged.passRetained(job)
-            var top = inbox.load(ordering: .relaxed)
-            while true {
-                job.machine.nextMember = top
-                let (done, found) = inbox.compareExchange(
-                    expected: top, desired: entry, ordering: .sequentiallyConsistent)
-                if done { break }
-                top = found
-            }
-            pushed = true
+            pushed = push(job)
             // Every slot still busy: a holder will see the job when it looks for work or leaves.
-            // Unless a shutdown began meanwhile: it stores its flag, then moves the inbox in, so
-            // a job pushed before the store is among the jobs it finds; one pushed after is
-            // seen here, and refused under the lock.
-            if slotsInUse.load(ordering: .sequentiallyConsistent) >= maxConcurrentJobs,
-                !shutDownBegun.load(ordering: .sequentiallyConsistent)
-            {
+            // A job pushed is taken even if a shutdown begins now: the shutdown takes it in.
+            if pushed, slotsInUse.load(ordering: .sequentiallyConsistent) >= maxConcurrentJobs {
                 return
             }
         }
         var fx = JobEffects()
         JobGraph.lock.withLock {
             admitInboxLocked()
-            if machine.shutDown {
-                // Refused: a job added once shutdown has begun finishes as cancelled at once
-                // (a pushed one may have started meanwhile: it sees the cancellation).
-                JobGraph.cancelLocked(job, &fx)
-                if !pushed { enqueueLocked(job, &fx) }
-                JobGraph.finalizePendingLocked(&fx)
-            } else if pushed {
+            if pushed {
                 requestWorkersLocked(&fx)
+            } else if machine.shutDown {
+                // Refused: a job added once shutdown has begun finishes as cancelled at once.
+                JobGraph.cancelLocked(job, &fx)
+                enqueueLocked(job, &fx)
+                JobGraph.finalizePendingLocked(&fx)
             } else {
                 enqueueLocked(job, &fx)
             }
@@ -106,14 +97,40 @@ final class QueueCore {
         fx.perform()
     }
 
+    /// Pushes `job` onto the inbox, unless a shutdown has closed it; returns whether it did.
+    private func push(_ job: Job) -> Bool {
+        var top = inbox.load(ordering: .relaxed)
+        if isClosed(top) { return false }
+        job.machine.enterInbox(of: Unmanaged.passUnretained(self))
+        let entry = Unmanaged.passRetained(job)
+        while true {
+            job.machine.nextMember = top
+            let (done, found) = inbox.compareExchange(
+                expected: top, desired: entry, ordering: .sequentiallyConsistent)
+            if done { return true }
+            if isClosed(found) {
+                // Closed meanwhile: nobody saw the job, which goes back to how it was.
+                job.machine.nextMember = nil
+                job.machine.leaveInboxUnpushed()
+                entry.release()
+                return false
+            }
+            top = found
+        }
+    }
+
+    @inline(__always)
+    private func isClosed(_ top: Unmanaged<Job>?) -> Bool {
+        top?.toOpaque() == closedInbox.toOpaque()
+    }
+
     /// Marks the queue shut down (under the lock), first for ``submit(_:)``'s unlocked check,
     /// then for everything under the lock; moves the inbox in, so that every job added before
     /// is a member. Returns whether this call began the shutdown.
     func beginShutdownLocked() -> Bool {
         guard !machine.shutDown else { return false }
-        shutDownBegun.store(true, ordering: .sequentiallyConsistent)
         machine.shutDown = true
-        admitInboxLocked()
+        admit(inbox.exchange(closedInbox, ordering: .acquiringAndReleasing))
         return true
     }
 
@@ -121,8 +138,14 @@ final class QueueCore {
     /// FIFO. Called under the lock before anything reads or changes the queue's members or
     /// ready jobs, and before an inbox job is changed (``JobGraph/admitLocked(_:)``).
     func admitInboxLocked() {
-        guard inbox.load(ordering: .relaxed) != nil, let newest = inbox.exchange(nil, ordering: .acquiring)
-        else { return }
+        let top = inbox.load(ordering: .relaxed)
+        guard top != nil, !isClosed(top) else { return }
+        admit(inbox.exchange(nil, ordering: .acquiring))
+    }
+
+    /// Takes in the jobs of an inbox stack, `newest` on top (none if nil or closed).
+    private func admit(_ newest: Unmanaged<Job>?) {
+        guard let newest, !isClosed(newest) else { return }
         // Newest first on the stack; reversed, so that the FIFOs get them in the order added.
         var oldest: Unmanaged<Job>?
         var next: Unmanaged<Job>? = newest
@@ -155,7 +178,9 @@ final class QueueCore {
     /// and starts workers for them.
     private func slotsChangedLocked(released: Bool, _ fx: inout JobEffects) {
         slotsInUse.store(machine.active, ordering: .sequentiallyConsistent)
-        guard released, inbox.load(ordering: .sequentiallyConsistent) != nil else { return }
+        guard released else { return }
+        let top = inbox.load(ordering: .sequentiallyConsistent)
+        guard top != nil, !isClosed(top) else { return }
         admitInboxLocked()
         requestWorkersLocked(&fx)
     }
@@ -299,3 +324,6 @@ final class QueueCore {
 
 // Every mutable field is guarded by JobGraph.lock; the rest are constants.
 extension QueueCore: @unchecked Sendable {}
+
+/// The job whose address marks a closed inbox (``QueueCore``).
+private let closedInboxMarker: Job = ClosureJob(priority: .normal, doNothing)
