@@ -126,11 +126,22 @@ let package = Package(
         .target(name: "Baton", dependencies: ["BatonLocks", "BatonCache", "BatonJobs", "BatonFutures", "BatonHTTP"]),
         // Without the Macros trait no swift-syntax is fetched: the plugin is an empty tool that
         // nothing uses, and BatonMacros warns that `@Synchronized` needs the trait.
-        .macro(
-            name: "BatonMacrosPlugin",
-            dependencies: ["SwiftSyntax", "SwiftSyntaxMacros", "SwiftCompilerPlugin", "SwiftDiagnostics"].map {
+        // The expansions are a library of their own, which the plugin forwards to and the tests
+        // expand through: a test target that depends on a macro target is built for the host,
+        // and with it every test target and all they depend on (swift-nio and the rest), a
+        // second time beside the build for the target.
+        .target(
+            name: "BatonMacrosExpansion",
+            dependencies: ["SwiftSyntax", "SwiftSyntaxBuilder", "SwiftSyntaxMacros", "SwiftDiagnostics"].map {
                 .product(name: $0, package: "swift-syntax", condition: macros)
             }
+        ),
+        .macro(
+            name: "BatonMacrosPlugin",
+            dependencies: [.target(name: "BatonMacrosExpansion", condition: macros)]
+                + ["SwiftSyntax", "SwiftSyntaxMacros", "SwiftCompilerPlugin"].map {
+                    .product(name: $0, package: "swift-syntax", condition: macros)
+                }
         ),
         .target(
             name: "BatonMacros", dependencies: ["BatonLocks", .target(name: "BatonMacrosPlugin", condition: macros)]),
@@ -180,7 +191,7 @@ let package = Package(
             dependencies: [
                 "BatonLocks",
                 .target(name: "BatonMacros", condition: macros),
-                .target(name: "BatonMacrosPlugin", condition: macros),
+                .target(name: "BatonMacrosExpansion", condition: macros),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax", condition: macros),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax", condition: macros),
             ]

@@ -1,5 +1,5 @@
 #if Macros
-import BatonMacrosPlugin
+import BatonMacrosExpansion
 import SwiftSyntaxBuilder
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
