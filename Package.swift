@@ -18,7 +18,7 @@ let metrics: Target.Dependency = .product(
 /// AsyncHTTPClient and the SwiftNIO modules its API speaks in (a request's deadline, the errors it reports).
 let asyncHTTPClient: [Target.Dependency] =
     [.product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"]))]
-    + ["NIOCore", "NIOHTTP1", "NIOPosix"].map {
+    + ["NIOCore", "NIOFoundationEssentialsCompat", "NIOHTTP1", "NIOPosix"].map {
         .product(name: $0, package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"]))
     }
 /// swift-metrics' test backend, through which the tests read what the reporter exported.

@@ -45,16 +45,21 @@ extension Fetcher {
     /// they run out, the last response (any status) or error is the result.
     func perform(_ request: URLRequest, idempotent: Bool) -> Future<URLResult> {
         let retries = FetcherStateMachine.Retries(policy: retryPolicy, idempotent: idempotent)
-        let retried = Future.retry(
-            attempts: retries.attempts, while: FetcherStateMachine.Retries.isTransient,
-            delay: { retry, error in
-                let delay = retries.delay(beforeRetry: retry, after: error, now: Date())
-                self.lock.withLock { self.machine.counts.count(retryAfter: error) }
-                self.report(.retrying(request, attempt: retry, cause: error, delay: delay))
-                return delay
-            },
-            timer: retryTimer
-        ) { self.attempt(request) }
+        // One attempt (a policy without retries, or a request that is not idempotent): no retry
+        // driver between the attempt and its caller.
+        let retried =
+            retries.attempts == 1
+            ? attempt(request)
+            : Future.retry(
+                attempts: retries.attempts, while: FetcherStateMachine.Retries.isTransient,
+                delay: { retry, error in
+                    let delay = retries.delay(beforeRetry: retry, after: error, now: Date())
+                    self.lock.withLock { self.machine.counts.count(retryAfter: error) }
+                    self.report(.retrying(request, attempt: retry, cause: error, delay: delay))
+                    return delay
+                },
+                timer: retryTimer
+            ) { self.attempt(request) }
         // The last answer is the request's result: a transient status is still a response.
         return retried.recover { error in
             // Retried while transient: a transient failure here was the last attempt's.

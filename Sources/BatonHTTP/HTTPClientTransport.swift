@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import BatonLocks
 import Foundation
 import NIOCore
+import NIOFoundationEssentialsCompat
 import NIOHTTP1
 import NIOPosix
 
@@ -112,16 +113,24 @@ public struct HTTPClientTransport: HTTPTransport {
             switch outcome {
             case .success(let response):
                 completion(Self.result(of: response, for: url))
-            case .failure(ChannelError.ioOnClosedChannel) where !resent && !task.isCancelled:
-                // A kept-alive connection the server closed between two requests, which the
-                // client had not yet seen closed: the request never left, so sending it again on
-                // another connection is safe for any method (libcurl under URLSession does the
-                // same). Once: a second such failure is reported.
+            case .failure(let error) where Self.resends(after: error, resent: resent, cancelled: task.isCancelled):
                 self.execute(outgoing, for: url, deadline: deadline, as: task, resent: true, completion: completion)
             case .failure(let error):
                 completion(.error(Self.urlError(error), nil, nil))
             }
         }
+    }
+
+    /// Whether a request that failed with `error` is sent once more: when the connection the
+    /// client picked was a kept-alive one that the server had closed between two requests,
+    /// unseen by the client (`ChannelError.ioOnClosedChannel`). The request never left, so
+    /// sending it again on another connection is safe for any method (libcurl under URLSession
+    /// does the same). Once: a second such failure is reported. Never for a cancelled request.
+    static func resends(after error: any Error, resent: Bool, cancelled: Bool) -> Bool {
+        guard !resent, !cancelled, let error = error as? ChannelError, case .ioOnClosedChannel = error else {
+            return false
+        }
+        return true
     }
 
     /// The schemes AsyncHTTPClient sends requests to.
@@ -163,11 +172,15 @@ public struct HTTPClientTransport: HTTPTransport {
     /// The response as `URLSession` reports one: an `HTTPURLResponse` with the body.
     static func result(of response: HTTPClient.Response, for url: URL?) -> URLResult {
         var fields: [String: String] = [:]
+        // Each name's first spelling, by its lowercased form: a repeat, in any case, joins the
+        // first one's value (HTTPURLResponse looks names up in any case).
+        var spellings: [String: String] = [:]
         for (name, value) in response.headers {
-            // The first spelling of a name is kept; HTTPURLResponse looks names up in any case.
-            if let key = fields.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
-                fields[key]! += ", " + value
+            let folded = name.lowercased()
+            if let first = spellings[folded] {
+                fields[first]! += ", " + value
             } else {
+                spellings[folded] = name
                 fields[name] = value
             }
         }
@@ -177,7 +190,8 @@ public struct HTTPClientTransport: HTTPTransport {
             let http = HTTPURLResponse(
                 url: url, statusCode: Int(response.status.code), httpVersion: version, headerFields: fields)
         else { return .error(URLError(.badServerResponse), nil, nil) }
-        let body = response.body.map { Data($0.readableBytesView) } ?? Data()
+        // A large body is handed over without a copy: the Data keeps the buffer's storage.
+        let body = response.body.map { Data(buffer: $0) } ?? Data()
         return .response(body, http)
     }
 

@@ -44,6 +44,50 @@ import FoundationNetworking
         #expect(response.value(forHTTPHeaderField: "Content-Length") == "\(result.data?.count ?? -1)")
     }
 
+    /// A name that repeats, in any case, joins the first one's value under the first spelling;
+    /// the others keep theirs. A body past the size handed over without a copy reads the same
+    /// bytes as a small one.
+    @Test func repeatedNamesInAnyCaseJoinUnderTheFirstSpellingAndBodiesKeepTheirBytes() throws {
+        let url = try #require(URL(string: "http://127.0.0.1/h"))
+        let headers = HTTPHeaders([
+            ("Set-Cookie", "a=1"), ("Content-Type", "text/plain"), ("set-cookie", "b=2"), ("SET-COOKIE", "c=3"),
+            ("X-One", "x"),
+        ])
+        for size in [0, 1_000, 1_000_000] {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            let response = HTTPClient.Response(
+                host: "127.0.0.1", status: .created, version: .http1_1, headers: headers,
+                body: ByteBuffer(bytes: bytes))
+            let result = HTTPClientTransport.result(of: response, for: url)
+            let http = try #require(result.response as? HTTPURLResponse)
+            #expect(http.statusCode == 201)
+            #expect(http.allHeaderFields.count == 3, "\(http.allHeaderFields)")
+            #expect(http.allHeaderFields["Set-Cookie"] as? String == "a=1, b=2, c=3")
+            #expect(http.value(forHTTPHeaderField: "content-type") == "text/plain")
+            #expect(http.value(forHTTPHeaderField: "X-One") == "x")
+            #expect(result.data == Data(bytes), "a body of \(size) bytes")
+        }
+    }
+
+    /// A request is sent once more only when the kept-alive connection it was given turned out
+    /// closed before anything was written (`ChannelError.ioOnClosedChannel`); once, and never
+    /// after a cancellation. Any other failure, a connection lost mid-request included, is the
+    /// request's result.
+    @Test func onlyARequestThatNeverLeftIsResentOnceAndNeverAfterACancel() {
+        let neverLeft = ChannelError.ioOnClosedChannel
+        #expect(HTTPClientTransport.resends(after: neverLeft, resent: false, cancelled: false))
+        #expect(!HTTPClientTransport.resends(after: neverLeft, resent: true, cancelled: false), "only once")
+        #expect(!HTTPClientTransport.resends(after: neverLeft, resent: false, cancelled: true), "not after a cancel")
+        let others: [any Error] = [
+            ChannelError.eof, ChannelError.outputClosed, ChannelError.alreadyClosed,
+            HTTPClientError.remoteConnectionClosed, HTTPClientError.deadlineExceeded, HTTPClientError.cancelled,
+            URLError(.networkConnectionLost),
+        ]
+        for error in others {
+            #expect(!HTTPClientTransport.resends(after: error, resent: false, cancelled: false), "\(error)")
+        }
+    }
+
     @Test func aRefusedConnectionIsCannotConnectToHost() async throws {
         let result = try await send(URLRequest(url: refusedURL))
         let error = try #require(result.error as? URLError)
