@@ -124,9 +124,9 @@ final class QueueCore {
         top?.toOpaque() == closedInbox.toOpaque()
     }
 
-    /// Marks the queue shut down (under the lock), first for ``submit(_:)``'s unlocked check,
-    /// then for everything under the lock; moves the inbox in, so that every job added before
-    /// is a member. Returns whether this call began the shutdown.
+    /// Marks the queue shut down and closes its inbox (see the type's notes), taking in the
+    /// jobs pushed before, so that every job added before is a member. Returns whether this call
+    /// began the shutdown.
     func beginShutdownLocked() -> Bool {
         guard !machine.shutDown else { return false }
         machine.shutDown = true
