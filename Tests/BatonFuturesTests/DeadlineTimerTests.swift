@@ -55,15 +55,4 @@ import Testing
         for timer in timers { timer.cancel() }
         #expect(DeadlineTimers.shared.armedCount - before <= Self.count / 10)
     }
-
-    /// A delay past the heap's scale (about 292 years) never comes: it does not wrap around to
-    /// a deadline in the past. The heap fires in deadline order, so once a zero-delay action
-    /// has run, a wrapped one would have run before it.
-    @Test func aDelayPastTheScaleNeverComes() {
-        let ranLater = DispatchSemaphore(value: 0)
-        let never = ScheduledAction(after: .seconds(Int64.max)) {}
-        _ = ScheduledAction(after: .zero) { ranLater.signal() }
-        #expect(ranLater.wait(timeout: .now() + .seconds(30)) == .success)
-        #expect(never.cancel(), "the action past the scale had already run")
-    }
 }
