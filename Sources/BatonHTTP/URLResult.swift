@@ -70,10 +70,16 @@ public enum URLResult: Sendable {
             method != "HEAD", !(100..<200).contains(http.statusCode), http.statusCode != 204, http.statusCode != 304,
             (http.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").lowercased() == "identity",
             let header = http.value(forHTTPHeaderField: "Content-Length"),
-            let expected = Int(header.trimmingCharacters(in: .whitespaces)), data.count < expected
+            let expected = Self.contentLength(header), data.count < expected
         else { return self }
         let reason = "the body ended after \(data.count) of \(expected) bytes"
         return .error(URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: reason]), data, response)
+    }
+
+    /// The value of a `Content-Length` field, which may have spaces or tabs around it. The
+    /// usual field, bare digits, is read without going through Foundation's trimming.
+    static func contentLength(_ field: String) -> Int? {
+        Int(field) ?? Int(field.trimmingCharacters(in: .whitespaces))
     }
 
     /// libcurl's "transfer closed with N bytes remaining to read", which FoundationNetworking

@@ -266,6 +266,23 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         #expect(RetryAfter.delay("tomorrow", now: now) == nil)
     }
 
+    @Test func aContentLengthIsReadWithOrWithoutBlanksAroundIt() throws {
+        #expect(URLResult.contentLength("1024") == 1024)
+        #expect(URLResult.contentLength(" 1024\t") == 1024)
+        #expect(URLResult.contentLength("\t 7") == 7)
+        #expect(URLResult.contentLength("10 24") == nil)
+        #expect(URLResult.contentLength("") == nil)
+        #expect(URLResult.contentLength("ten") == nil)
+        // A padded header still marks a cut body as lost.
+        let url = try #require(URL(string: "http://127.0.0.1/padded"))
+        let response = try #require(
+            HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": " 10 "]))
+        let cut = URLResult.response(Data("abc".utf8), response).checkingLength(method: "GET")
+        #expect(lostConnection(cut.error))
+        let whole = URLResult.response(Data("0123456789".utf8), response).checkingLength(method: "GET")
+        #expect(whole.isSuccess)
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aBodyShorterThanItsContentLengthIsNeverASuccess(_ kind: TransportKind) async throws {
         // Through a transport that hands a cut body on as complete: the fetcher checks the length
