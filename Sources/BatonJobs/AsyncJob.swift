@@ -52,15 +52,15 @@ public final class AsyncJob<Output: Sendable>: Job {
     }
 
     override func perform(qos: JobQualityOfService) -> JobOutcome? {
-        let body: (@Sendable () async throws -> Output)? = JobGraph.lock.withLock {
+        let (body, queue) = JobGraph.lock.withLock {
             defer { self.body = nil }
-            return self.body
+            return (self.body, machine.queue)
         }
         guard let body else { return .succeeded }
         let task = Task(priority: qos.taskPriority) {
             let result: Result<Output, any Error>
             do {
-                result = .success(try await body())
+                result = .success(try await JobQueue.$runningAsyncJobQueue.withValue(queue) { try await body() })
             } catch {
                 result = .failure(error)
             }

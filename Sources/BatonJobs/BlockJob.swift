@@ -1,3 +1,4 @@
+import BatonInternals
 import BatonLocks
 import Dispatch
 
@@ -59,7 +60,12 @@ public final class BlockJob: Job {
         }
         let all = [blocks.first] + blocks.more
         let errors = Protected<[(index: Int, error: any Error)]>([])
+        // Every block sees the job's queue as `JobQueue.current`, on whichever thread it runs.
+        let queue = Int(bitPattern: runningQueueSlot.word)
         DispatchQueue.concurrentPerform(iterations: all.count) { index in
+            let outer = runningQueueSlot.word
+            runningQueueSlot.setWord(UnsafeRawPointer(bitPattern: queue))
+            defer { runningQueueSlot.setWord(outer) }
             do {
                 try all[index]()
             } catch {

@@ -62,7 +62,57 @@ public final class JobQueue: Sendable {
         self.maxConcurrentJobs = maxConcurrentJobs
         self.qualityOfService = qualityOfService
         core = QueueCore(name: name, maxConcurrentJobs: maxConcurrentJobs, qualityOfService: qualityOfService)
+        core.owner = self  // no other thread can see the core yet
     }
+
+    /// A queue for `core`, whose first queue nobody holds any more (see ``current``).
+    private init(core: QueueCore) {
+        name = core.name
+        maxConcurrentJobs = core.maxConcurrentJobs
+        qualityOfService = core.qualityOfService
+        self.core = core
+    }
+
+    /// The queue running the calling code's job, or `nil` when the caller is not a job's body:
+    /// the analogue of `OperationQueue.current`.
+    ///
+    /// ```swift
+    /// queue.addJob {
+    ///     precondition(JobQueue.current === queue)
+    ///     JobQueue.current?.addJob { followUp() }  // more work on the same queue
+    /// }
+    /// ```
+    ///
+    /// It is set in every job body a queue runs: a closure job's, a ``Job`` subclass's `main()`,
+    /// each block of a ``BlockJob`` (on whichever thread runs it), and the whole async body of an
+    /// ``AsyncJob`` (across its suspensions, and in the child tasks it awaits, but not in a
+    /// `Task { }` it starts, which runs on its own). Anywhere else, including a thread the queue's
+    /// worker used before, it is `nil`. A job's completion handler runs on the thread that
+    /// finished the job, which may or may not be its queue's worker: do not rely on `current`
+    /// there.
+    ///
+    /// It is the very queue the job was added to (`===`) as long as anyone holds that queue;
+    /// when nobody does, and its jobs run on, it is a new `JobQueue` for the same jobs, with the
+    /// same name and limits, and the same one for every caller from then on.
+    public static var current: JobQueue? {
+        let core: QueueCore
+        if let word = runningQueueSlot.word {
+            core = Unmanaged<QueueCore>.fromOpaque(word).takeUnretainedValue()
+        } else if let running = runningAsyncJobQueue {
+            core = running
+        } else {
+            return nil
+        }
+        return JobGraph.lock.withLock {
+            if let owner = core.owner { return owner }
+            let queue = JobQueue(core: core)
+            core.owner = queue
+            return queue
+        }
+    }
+
+    /// The queue of the `AsyncJob` whose body the current task runs, if any.
+    @TaskLocal static var runningAsyncJobQueue: QueueCore?
 
     /// Adds a job; it starts once its dependencies have finished and a slot is free. A job that
     /// was cancelled before finishes at once, as cancelled.
@@ -178,6 +228,23 @@ public final class JobQueue: Sendable {
                 if !newValue { core.requestWorkersLocked(&fx) }
             }
             fx.perform()
+        }
+    }
+
+    /// The jobs added and not yet finished, in the order the queue took them: the analogue of
+    /// `OperationQueue.operations`.
+    ///
+    /// Jobs added one after another from one thread are listed in that order, whatever their
+    /// priorities and dependencies, which decide only the order they run in; a job leaves the
+    /// list when it finishes (by running, failing or being cancelled) and its completion handler
+    /// has run. It has ``jobCount`` jobs, and is a snapshot: jobs may finish or be added as soon
+    /// as it is returned.
+    ///
+    /// - Complexity: O(n) in the jobs listed.
+    public var jobs: [Job] {
+        JobGraph.lock.withLock {
+            core.admitInboxLocked()
+            return core.machine.members
         }
     }
 

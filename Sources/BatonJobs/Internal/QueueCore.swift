@@ -1,4 +1,5 @@
 import Atomics
+import BatonInternals
 import BatonLocks
 import Dispatch
 
@@ -42,6 +43,11 @@ final class QueueCore {
     /// What the inbox holds once a shutdown closed it, so that no push succeeds after: a job
     /// no queue runs, never retained or released through the inbox.
     private let closedInbox = Unmanaged.passUnretained(closedInboxMarker)
+
+    /// The ``JobQueue`` made for this core, or the one ``JobQueue/current`` made after nobody
+    /// held that any more: weak, so that a queue nobody holds goes away while its jobs finish.
+    /// Set in the queue's init, then guarded by `JobGraph.lock`.
+    weak var owner: JobQueue?
 
     /// How many jobs a worker runs before it hands its slot to a fresh dispatch, so a busy
     /// queue does not keep one Dispatch thread from other work forever.
@@ -260,6 +266,10 @@ final class QueueCore {
     }
 
     private func work(qos: JobQualityOfService, first: Job?) {
+        // The queue the jobs run in, for `JobQueue.current`; the thread's own value again after.
+        let outer = runningQueueSlot.word
+        runningQueueSlot.setWord(Unmanaged.passUnretained(self).toOpaque())
+        defer { runningQueueSlot.setWord(outer) }
         var fx = JobEffects()
         var budget = Self.jobsPerDispatch
         var next: Next
@@ -324,6 +334,10 @@ final class QueueCore {
 
 // Every mutable field is guarded by JobGraph.lock; the rest are constants.
 extension QueueCore: @unchecked Sendable {}
+
+/// The core of the queue whose worker the thread is running jobs for (unretained: the worker
+/// holds it), for ``JobQueue/current``.
+let runningQueueSlot = ThreadSlot.words()
 
 /// The job whose address marks a closed inbox (``QueueCore``).
 private let closedInboxMarker: Job = ClosureJob(priority: .normal, doNothing)
