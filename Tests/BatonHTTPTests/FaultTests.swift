@@ -275,8 +275,9 @@ private func lostConnection(_ error: (any Error)?) -> Bool {
         #expect(URLResult.contentLength("ten") == nil)
         // A padded header still marks a cut body as lost.
         let url = try #require(URL(string: "http://127.0.0.1/padded"))
+        let padded = ["Content-Length": " 10 "]
         let response = try #require(
-            HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": " 10 "]))
+            HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: padded))
         let cut = URLResult.response(Data("abc".utf8), response).checkingLength(method: "GET")
         #expect(lostConnection(cut.error))
         let whole = URLResult.response(Data("0123456789".utf8), response).checkingLength(method: "GET")
