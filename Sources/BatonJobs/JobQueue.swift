@@ -61,9 +61,64 @@ public final class JobQueue: Sendable {
         self.name = name
         self.maxConcurrentJobs = maxConcurrentJobs
         self.qualityOfService = qualityOfService
-        core = QueueCore(name: name, maxConcurrentJobs: maxConcurrentJobs, qualityOfService: qualityOfService)
+        core = QueueCore(
+            name: name, maxConcurrentJobs: maxConcurrentJobs, qualityOfService: qualityOfService, target: nil)
         core.owner = self  // no other thread can see the core yet
     }
+
+    /// Creates a queue whose jobs run on `target`: the analogue of `OperationQueue`'s
+    /// `underlyingQueue`.
+    ///
+    /// ```swift
+    /// let database = DispatchQueue(label: "database")
+    /// let writes = JobQueue(name: "writes", maxConcurrentJobs: 4, target: database)
+    /// ```
+    ///
+    /// Each job that starts is one work item on `target`, so `target`'s other work runs between
+    /// the queue's jobs, and a serial target runs one job at a time whatever
+    /// `maxConcurrentJobs` says. Priorities, dependencies and `maxConcurrentJobs` decide which
+    /// jobs are handed to `target` and when, as on any queue; `target` decides the threads, so
+    /// `qualityOfService` (the queue's and the jobs') does not apply. An ``AsyncJob``'s body is
+    /// started from `target` and runs as a task on Swift's executors. With `target: .main`
+    /// (or ``main``) jobs run on the main thread, and ``addMainActorJob(priority:_:)`` takes
+    /// `@MainActor` bodies.
+    ///
+    /// - Parameters:
+    ///   - name: The queue's name in errors and descriptions.
+    ///   - maxConcurrentJobs: How many jobs may be on `target` at once.
+    ///   - target: The Dispatch queue the jobs run on.
+    /// - Precondition: `maxConcurrentJobs` is at least 1.
+    /// - Warning: Waiting for the queue's jobs from the target itself (say,
+    ///   ``waitUntilAllJobsAreFinished()`` on the main thread for a queue on the main queue)
+    ///   waits forever: the jobs cannot start while the target is blocked.
+    public init(name: String, maxConcurrentJobs: Int = JobQueue.defaultMaxConcurrentJobs, target: DispatchQueue) {
+        precondition(
+            maxConcurrentJobs >= 1, "JobQueue \(name): maxConcurrentJobs must be at least 1, not \(maxConcurrentJobs)")
+        self.name = name
+        self.maxConcurrentJobs = maxConcurrentJobs
+        qualityOfService = .default
+        core = QueueCore(
+            name: name, maxConcurrentJobs: maxConcurrentJobs, qualityOfService: .default, target: target)
+        core.owner = self  // no other thread can see the core yet
+    }
+
+    /// A serial queue whose jobs run on the main queue, one at a time, each one work item: the
+    /// analogue of `OperationQueue.main`, for work that must run on the main thread.
+    ///
+    /// ```swift
+    /// let render = ResultJob { try renderThumbnail(data) }
+    /// let show = JobQueue.main.addMainActorJob { imageView.image = try render.result.get() }
+    /// try show.addDependency(render)  // a job of another queue
+    /// try background.add(render)
+    /// ```
+    ///
+    /// Its jobs run only while the main queue is served: by the app's run loop, by
+    /// `dispatchMain()`, or by Swift's main actor in an `async` `main`.
+    public static let main = JobQueue(name: "main", maxConcurrentJobs: 1, target: .main)
+
+    /// The Dispatch queue the jobs run on, if the queue was made with one (see
+    /// ``init(name:maxConcurrentJobs:target:)``); `nil` for Dispatch's global queues.
+    public var target: DispatchQueue? { core.target }
 
     /// A queue for `core`, whose first queue nobody holds any more (see ``current``).
     private init(core: QueueCore) {
@@ -200,6 +255,28 @@ public final class JobQueue: Sendable {
         let job: Job = ClosureJob(priority: priority, body)
         core.submit(job)
         return job
+    }
+
+    /// Adds a job whose body is isolated to the main actor, to a queue whose jobs run on the main
+    /// queue (``main``, or one made with `target: .main`), and returns it.
+    ///
+    /// ```swift
+    /// JobQueue.main.addMainActorJob { statusLabel.text = "Done" }
+    /// ```
+    ///
+    /// It behaves as ``addJob(priority:_:)`` in every other way.
+    ///
+    /// - Precondition: the queue's ``target`` is `DispatchQueue.main`: on any other queue the
+    ///   body could not run on the main actor.
+    @discardableResult
+    public func addMainActorJob(priority: JobPriority = .normal, _ body: @escaping @MainActor @Sendable () throws -> Void)
+        -> Job
+    {
+        precondition(
+            core.runsOnMainQueue,
+            "JobQueue \(name): a @MainActor job needs a queue whose jobs run on the main queue (JobQueue.main, or one made with target: .main)"
+        )
+        return addJob(priority: priority) { try MainActor.assumeIsolated { try body() } }
     }
 
     /// Cancels every job in the queue: those not started finish as cancelled at once, running

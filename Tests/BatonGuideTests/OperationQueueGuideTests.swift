@@ -26,8 +26,49 @@ func unpackArchive(_ archive: Data) throws -> [String] {
     return String(decoding: archive, as: UTF8.self).split(separator: ",").map(String.init)
 }
 
+/// What the guide's main-queue job shows.
+@MainActor var shownFiles: [String] = []
+
+@MainActor func showFiles(_ files: [String]) {
+    shownFiles = files
+}
+
 @Suite("Guide: moving from OperationQueue to JobQueue", .timeLimit(.minutes(1)))
 struct OperationQueueGuideTests {
+    @Test("A job of the main queue runs on the main actor with a dependency's result")
+    func mainQueue() async throws {
+        let queue = JobQueue(name: "import", maxConcurrentJobs: 4)
+        let download = ResultJob(name: "download") { try fetchArchive() }
+        let unpack = ResultJob(name: "unpack") { try unpackArchive(download.result.get()) }
+        try unpack.addDependency(download)
+        try queue.add([download, unpack])
+
+        let files = try await unpack.value
+        let show = JobQueue.main.addMainActorJob { showFiles(files) }  // OperationQueue.main.addOperation
+        await show.finished()
+
+        #expect(await shownFiles == ["README.md", "Package.swift", "main.swift"])
+    }
+
+    @Test("A queue on a target queue, its current queue, and its jobs in order")
+    func targetCurrentAndJobs() async {
+        let database = DispatchQueue(label: "database")
+        let writes = JobQueue(name: "writes", maxConcurrentJobs: 1, target: database)  // underlyingQueue
+        let saved = Protected([String]())
+        writes.isSuspended = true
+        writes.addJob {
+            saved.write { $0.append("rows") }
+            JobQueue.current?.addJob { saved.write { $0.append("index") } }  // OperationQueue.current
+        }
+        writes.addJob { saved.write { $0.append("log") } }
+        let pending = writes.jobs.count  // operations, in the order added: 2
+        writes.isSuspended = false
+        await writes.allJobsFinished()  // saved.value: rows, log, index
+
+        #expect(pending == 2)
+        #expect(saved.value == ["rows", "log", "index"])
+    }
+
     @Test("A dependent job reads its dependency's typed result")
     func typedResults() async throws {
         let queue = JobQueue(name: "import", maxConcurrentJobs: 4)

@@ -5,9 +5,11 @@ import Dispatch
 
 /// The shared part of a ``JobQueue``: its scheduling state and its workers.
 ///
-/// Workers are Dispatch work items on `DispatchQueue.global(qos:)`, started only while fewer
-/// than `maxConcurrentJobs` slots are in use; each one drains ready jobs in a loop, so the
-/// cost per job stays near one `DispatchQueue.async` even though most jobs start no dispatch.
+/// Workers are Dispatch work items on `DispatchQueue.global(qos:)` (or on the queue's target),
+/// started only while fewer than `maxConcurrentJobs` slots are in use; each one drains ready
+/// jobs in a loop, so the cost per job stays near one `DispatchQueue.async` even though most
+/// jobs start no dispatch. On a target queue a worker runs one job, so that the target's other
+/// work runs between jobs.
 ///
 /// The inbox: ``JobQueue/addJob(priority:_:)`` makes a job nobody else can see yet, with no
 /// dependencies, so it can enter the queue without the graph lock. It pushes the job onto
@@ -32,6 +34,12 @@ final class QueueCore {
     let name: String
     let maxConcurrentJobs: Int
     let qualityOfService: JobQualityOfService
+    /// The Dispatch queue the workers run on, if not the global queues.
+    let target: DispatchQueue?
+    /// How many jobs a worker runs before it hands its slot to a fresh dispatch.
+    let jobsPerWorker: Int
+    /// Whether `target` is the main queue.
+    let runsOnMainQueue: Bool
     /// Guarded by `JobGraph.lock`.
     @exclusivity(unchecked) var machine = QueueStateMachine()
     /// Jobs added by `addJob` and not yet moved into the queue, newest first, linked through
@@ -53,10 +61,15 @@ final class QueueCore {
     /// queue does not keep one Dispatch thread from other work forever.
     static let jobsPerDispatch = 256
 
-    init(name: String, maxConcurrentJobs: Int, qualityOfService: JobQualityOfService) {
+    init(name: String, maxConcurrentJobs: Int, qualityOfService: JobQualityOfService, target: DispatchQueue?) {
         self.name = name
         self.maxConcurrentJobs = maxConcurrentJobs
         self.qualityOfService = qualityOfService
+        self.target = target
+        // On a queue of its own choosing, each job is one work item, so that the target's other
+        // work (the main queue's events, say) runs between them.
+        jobsPerWorker = target == nil ? Self.jobsPerDispatch : 1
+        runsOnMainQueue = target?.getSpecific(key: mainQueueMark) == true
     }
 
     deinit {
@@ -246,9 +259,11 @@ final class QueueCore {
     }
 
     func dispatchWorker(qos: JobQualityOfService, first: Job?) {
-        DispatchQueue.global(qos: qos.dispatchQoS).async {
-            self.work(qos: qos, first: first)
+        guard let target else {
+            DispatchQueue.global(qos: qos.dispatchQoS).async { self.work(qos: qos, first: first) }
+            return
         }
+        target.async { self.work(qos: qos, first: first) }
     }
 
     /// Called by a searching worker under the lock: takes the next ready job, or gives the slot
@@ -260,7 +275,8 @@ final class QueueCore {
             return .stop
         }
         if case .drainOutbox = job.machine.startExecuting() { fx.deliver.append(job) }
-        let wanted = job.machine.qualityOfService ?? qualityOfService
+        // On a target queue the target decides the threads' priority: only the budget hands off.
+        let wanted = target == nil ? job.machine.qualityOfService ?? qualityOfService : qos
         if wanted != qos || budget <= 0 { return .handOff(job, wanted) }
         return .run(job)
     }
@@ -271,7 +287,7 @@ final class QueueCore {
         runningQueueSlot.setWord(Unmanaged.passUnretained(self).toOpaque())
         defer { runningQueueSlot.setWord(outer) }
         var fx = JobEffects()
-        var budget = Self.jobsPerDispatch
+        var budget = jobsPerWorker
         var next: Next
         if let first {
             next = .run(first)
@@ -338,6 +354,14 @@ extension QueueCore: @unchecked Sendable {}
 /// The core of the queue whose worker the thread is running jobs for (unretained: the worker
 /// holds it), for ``JobQueue/current``.
 let runningQueueSlot = ThreadSlot.words()
+
+/// A mark on the main queue, by which a target is told to be it: on Linux `DispatchQueue.main`
+/// makes a new object for the same queue each time, so identity cannot tell.
+let mainQueueMark: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()
 
 /// The job whose address marks a closed inbox (``QueueCore``).
 private let closedInboxMarker: Job = ClosureJob(priority: .normal, doNothing)
