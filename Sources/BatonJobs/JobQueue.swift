@@ -266,12 +266,12 @@ public final class JobQueue: Sendable {
     ///
     /// It behaves as ``addJob(priority:_:)`` in every other way.
     ///
-    /// - Precondition: the queue's ``target`` is `DispatchQueue.main`: on any other queue the
-    ///   body could not run on the main actor.
+    /// - Precondition: the queue's ``target`` is the main queue: on any other queue the body
+    ///   could not run on the main actor.
     @discardableResult
-    public func addMainActorJob(priority: JobPriority = .normal, _ body: @escaping @MainActor @Sendable () throws -> Void)
-        -> Job
-    {
+    public func addMainActorJob(
+        priority: JobPriority = .normal, _ body: @escaping @MainActor @Sendable () throws -> Void
+    ) -> Job {
         precondition(
             core.runsOnMainQueue,
             "JobQueue \(name): a @MainActor job needs a queue whose jobs run on the main queue (JobQueue.main, or one made with target: .main)"

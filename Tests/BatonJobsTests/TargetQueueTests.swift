@@ -13,7 +13,12 @@ import Testing
     /// Counts the jobs running at once, and the most at any moment.
     final class Overlap: Sendable {
         private let state = Protected((now: 0, most: 0))
-        func enter() { state.write { $0.now += 1; $0.most = max($0.most, $0.now) } }
+        func enter() {
+            state.write { state in
+                state.now += 1
+                state.most = max(state.most, state.now)
+            }
+        }
         func leave() { state.write { $0.now -= 1 } }
         var most: Int { state.value.most }
     }
@@ -119,6 +124,15 @@ import Testing
         await plain.finished()
         #expect(show.state.tag == "succeeded")
         #expect(Set(seen.value) == ["rendered on main: true", "current is main: true", "plain on main: true"])
+    }
+
+    @Test func aMainActorJobIsTakenByEveryQueueOnTheMainQueue() async {
+        // In a process of its own: a queue on the main queue that is not told to be one refuses
+        // the job by stopping the process, which here fails this test by name.
+        await #expect(processExitsWith: .success) {
+            JobQueue.main.addMainActorJob {}
+            JobQueue(name: "also-main", maxConcurrentJobs: 2, target: .main).addMainActorJob {}
+        }
     }
 
     @Test func aMainActorJobOnAQueueOffTheMainQueueIsRefusedAtOnceNamingTheQueue() async {
