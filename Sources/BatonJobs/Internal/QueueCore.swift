@@ -57,6 +57,13 @@ final class QueueCore {
     /// Set in the queue's init, then guarded by `JobGraph.lock`.
     weak var owner: JobQueue?
 
+    /// Whether `queue` is the main queue. On Linux `DispatchQueue.main` makes a new object for
+    /// the same queue each time, so identity alone cannot tell, and a mark set on the main queue
+    /// (`setSpecific`) is set only once the main queue next runs: its label tells.
+    static func isMainQueue(_ queue: DispatchQueue) -> Bool {
+        queue === DispatchQueue.main || queue.label == DispatchQueue.main.label
+    }
+
     /// How many jobs a worker runs before it hands its slot to a fresh dispatch, so a busy
     /// queue does not keep one Dispatch thread from other work forever.
     static let jobsPerDispatch = 256
@@ -69,7 +76,7 @@ final class QueueCore {
         // On a queue of its own choosing, each job is one work item, so that the target's other
         // work (the main queue's events, say) runs between them.
         jobsPerWorker = target == nil ? Self.jobsPerDispatch : 1
-        runsOnMainQueue = target?.getSpecific(key: mainQueueMark) == true
+        runsOnMainQueue = target.map(Self.isMainQueue) ?? false
     }
 
     deinit {
@@ -354,14 +361,6 @@ extension QueueCore: @unchecked Sendable {}
 /// The core of the queue whose worker the thread is running jobs for (unretained: the worker
 /// holds it), for ``JobQueue/current``.
 let runningQueueSlot = ThreadSlot.words()
-
-/// A mark on the main queue, by which a target is told to be it: on Linux `DispatchQueue.main`
-/// makes a new object for the same queue each time, so identity cannot tell.
-let mainQueueMark: DispatchSpecificKey<Bool> = {
-    let key = DispatchSpecificKey<Bool>()
-    DispatchQueue.main.setSpecific(key: key, value: true)
-    return key
-}()
 
 /// The job whose address marks a closed inbox (``QueueCore``).
 private let closedInboxMarker: Job = ClosureJob(priority: .normal, doNothing)
