@@ -1,0 +1,179 @@
+"""One-line mutants of Swift source, made mechanically: what `seeded-bugs --mutate` runs.
+
+Each mutant changes one line of a file in one way:
+
+- `compare`: a comparison flipped at its edge or turned round (`<` and `<=`, `>` and `>=`,
+  `==` and `!=`);
+- `logic`: `&&` and `||` swapped;
+- `off-by-one`: `+ 1` and `- 1` swapped (also `+= 1` and `-= 1`);
+- `negate`: the condition of an `if`, `guard` or `while` negated;
+- `constant`: `true` and `false` swapped, the literals `0` and `1` swapped;
+- `drop`: a statement that is a call or an assignment removed.
+
+Comments, string literals, imports, attributes, compiler directives and the arguments of
+`precondition`, `assert` and `fatalError` are left alone: a mutant there is either not a bug or
+not one a test can see.
+"""
+
+import dataclasses
+import pathlib
+import re
+
+
+@dataclasses.dataclass(frozen=True)
+class Mutant:
+    file: str  # relative to the repository
+    line: int  # 1-based
+    operator: str
+    original: str  # the line as it is
+    mutated: str  # the line as the mutant has it
+
+    @property
+    def id(self):
+        return f"{self.file}:{self.line}:{self.operator}:{abs(hash(self.mutated)) % 10_000:04d}"
+
+    def describe(self):
+        return f"{self.file}:{self.line} [{self.operator}] {self.original.strip()}  →  {self.mutated.strip() or '(removed)'}"
+
+
+COMPARISONS = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
+SKIPPED_PREFIXES = ("//", "import ", "@", "#", "precondition", "assert", "fatalError", "preconditionFailure",
+                    "assertionFailure", "case ", "default:", "}", "{")
+DECLARATION = re.compile(r"^(?:(?:public|package|internal|private|fileprivate|open|static|final|override|"
+                         r"nonisolated|mutating|lazy|weak|unowned|@\w+)\s+)*(?:let|var|func|init|deinit|subscript|"
+                         r"class|struct|enum|protocol|extension|actor|typealias|associatedtype|return|throw|"
+                         r"guard|if|else|while|for|repeat|switch|do|catch|defer)\b")
+
+
+def code_mask(line):
+    """The positions of `line` that are code: not inside a string literal nor a `//` comment."""
+    mask = [True] * len(line)
+    in_string = False
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if in_string:
+            mask[index] = False
+            if char == "\\":
+                if index + 1 < len(line):
+                    mask[index + 1] = False
+                index += 2
+                continue
+            if char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+            mask[index] = False
+        elif line.startswith("//", index):
+            for rest in range(index, len(line)):
+                mask[rest] = False
+            break
+        index += 1
+    return mask
+
+
+def in_code(mask, start, end):
+    return all(mask[start:end])
+
+
+def balanced(text):
+    depth = 0
+    for char in text:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def mutants_of_line(file, number, line, in_multiline_string):
+    stripped = line.strip()
+    if not stripped or in_multiline_string or stripped.startswith(SKIPPED_PREFIXES) or stripped.startswith("///"):
+        return []
+    mask = code_mask(line)
+    found = []
+
+    def replace(start, end, text, operator):
+        mutated = line[:start] + text + line[end:]
+        if mutated != line:
+            found.append(Mutant(file, number, operator, line, mutated))
+
+    # Binary operators are written with a space each side, which keeps generics (`<T>`), arrows
+    # and prefix/postfix operators out.
+    for match in re.finditer(r"(?<= )(<=|>=|==|!=|<|>)(?= )", line):
+        if in_code(mask, match.start(), match.end()):
+            replace(match.start(), match.end(), COMPARISONS[match.group(1)], "compare")
+    for match in re.finditer(r"(?<= )(&&|\|\|)(?= )", line):
+        if in_code(mask, match.start(), match.end()):
+            replace(match.start(), match.end(), "||" if match.group(1) == "&&" else "&&", "logic")
+    for match in re.finditer(r"(?<= )([+-])(=?) 1\b(?!\.)", line):
+        if in_code(mask, match.start(), match.end()):
+            swapped = ("-" if match.group(1) == "+" else "+") + match.group(2) + " 1"
+            replace(match.start(), match.end(), swapped, "off-by-one")
+    for match in re.finditer(r"\b(true|false)\b", line):
+        if in_code(mask, match.start(), match.end()):
+            replace(match.start(), match.end(), "false" if match.group(1) == "true" else "true", "constant")
+    for match in re.finditer(r"(?<![\w.$])([01])(?![\w.])", line):
+        if in_code(mask, match.start(), match.end()):
+            replace(match.start(), match.end(), "1" if match.group(1) == "0" else "0", "constant")
+
+    condition = re.match(r"^(\s*(?:\} else )?)(if|guard|while) (.+?)( else)? \{$", line)
+    if condition and condition.group(2) == "guard" and not condition.group(4):
+        condition = None
+    if condition and not re.search(r"\b(let|var|case)\b|#available", condition.group(3)) \
+            and balanced(condition.group(3)) and in_code(mask, 0, len(line.rstrip())):
+        prefix, keyword, expression, otherwise = condition.groups()
+        found.append(Mutant(file, number, "negate", line,
+                            f"{prefix}{keyword} !({expression}){otherwise or ''} {{"))
+
+    body = stripped
+    if (not DECLARATION.match(body) and balanced(body) and not body.endswith(("{", "in", ",", "(", "[", "?", ":"))
+            and not body.startswith((".", "?", "&&", "||", "+", "-", "*", "/", ")", "]", "try ", "await "))
+            and in_code(mask, 0, len(line.rstrip()))
+            and (re.match(r"^[\w.\[\]()!?]+ (?:[-+*/|&]?=) ", body) or re.match(r"^[\w.]+(?:\(.*\))$", body))):
+        indentation = line[: len(line) - len(line.lstrip())]
+        found.append(Mutant(file, number, "drop", line, indentation))
+    return found
+
+
+def mutants_of_file(repo, path):
+    relative = str(path.relative_to(repo))
+    lines = path.read_text().split("\n")
+    result = []
+    in_multiline = False
+    for index, line in enumerate(lines):
+        toggles = line.count('"""')
+        if not in_multiline:
+            result.extend(mutants_of_line(relative, index + 1, line, toggles > 0))
+        if toggles % 2 == 1:
+            in_multiline = not in_multiline
+    return result
+
+
+def mutants_under(repo, paths):
+    files = []
+    for path in paths:
+        path = (repo / path).resolve() if not pathlib.Path(path).is_absolute() else pathlib.Path(path)
+        if path.is_dir():
+            files.extend(sorted(path.rglob("*.swift")))
+        elif path.suffix == ".swift":
+            files.append(path)
+        else:
+            raise ValueError(f"{path}: not a Swift file or a folder")
+    return [mutant for file in files for mutant in mutants_of_file(repo, file)]
+
+
+def spread(mutants, limit):
+    """At most `limit` of `mutants`, evenly spread over them (the same ones every run)."""
+    if not limit or len(mutants) <= limit:
+        return mutants
+    step = len(mutants) / limit
+    return [mutants[int(index * step)] for index in range(limit)]
+
+
+def module_of(file):
+    """`Sources/BatonLocks/Lock.swift` → `BatonLocks`."""
+    parts = pathlib.PurePath(file).parts
+    return parts[1] if len(parts) > 2 and parts[0] == "Sources" else None
