@@ -13,33 +13,38 @@ package enum ProcessorCount {
     /// online. Never less than 1.
     package static func current() -> Int {
         #if os(Linux)
-        var count = affinityCount() ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        if let quota = cgroupQuota() { count = min(count, quota) }
-        return max(1, count)
+        let quota = firstLine(of: "/sys/fs/cgroup/cpu.max").flatMap(cpuLimit(cpuMax:))
+        return combined(
+            affinity: Int(baton_affinity_processor_count()), online: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))),
+            quota: quota)
         #else
-        return max(1, Int(sysconf(_SC_NPROCESSORS_ONLN)))
+        return combined(affinity: nil, online: Int(sysconf(_SC_NPROCESSORS_ONLN)), quota: nil)
         #endif
     }
 
-    #if os(Linux)
-    /// The processors in the calling thread's affinity mask; nil if it cannot be read.
-    private static func affinityCount() -> Int? {
-        let count = baton_affinity_processor_count()
-        return count > 0 ? Int(count) : nil
+    /// The count from what was read: the processors in the affinity mask (zero or less: it
+    /// could not be read), else those online, bounded by the CPU quota if there is one; never
+    /// less than 1.
+    package static func combined(affinity: Int?, online: Int, quota: Int?) -> Int {
+        var count = online
+        if let affinity, affinity > 0 { count = affinity }
+        if let quota { count = min(count, quota) }
+        return max(1, count)
     }
 
-    /// The CPU limit of the process's cgroup (v2, `cpu.max`: "quota period", or "max" for
-    /// none), rounded up; nil without a limit.
-    private static func cgroupQuota() -> Int? {
-        guard let line = firstLine(of: "/sys/fs/cgroup/cpu.max") else { return nil }
+    /// The CPU limit in a cgroup v2 `cpu.max` line ("quota period", or "max period" for none),
+    /// in processors rounded up (a quota of 1.5 periods is 2); nil without a limit, or for a
+    /// line that is not one.
+    package static func cpuLimit(cpuMax line: String) -> Int? {
         let fields = line.split(separator: " ")
         guard fields.count == 2, let quota = Int(fields[0]), let period = Int(fields[1]), quota > 0, period > 0
         else { return nil }
         return (quota + period - 1) / period
     }
 
-    /// The first line of a small text file; nil if it cannot be read.
-    private static func firstLine(of path: String) -> String? {
+    /// The first line of a small text file (at most 255 bytes of it), without its newline;
+    /// nil if it cannot be read.
+    package static func firstLine(of path: String) -> String? {
         guard let file = fopen(path, "r") else { return nil }
         defer { fclose(file) }
         var buffer = [CChar](repeating: 0, count: 256)
@@ -47,7 +52,6 @@ package enum ProcessorCount {
         let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         return String(decoding: bytes, as: UTF8.self).trimmingSuffix("\n")
     }
-    #endif
 }
 
 extension String {

@@ -12,6 +12,29 @@ import Testing
         #expect(Duration.zero.wholeNanoseconds == 0)
     }
 
+    @Test func wholeNanosecondsAtTheEdgesOfItsDivision() {
+        // The most negative count it represents exactly, one above Int64.min.
+        #expect(Duration.nanoseconds(-Int64.max).wholeNanoseconds == -Int64.max)
+        #expect(Duration.nanoseconds(Int64.min).wholeNanoseconds == .min)
+        // A count whose upper half is exactly 10⁹: its quotient would not fit in 64 bits, so it
+        // saturates rather than dividing (10⁹ × 2⁶⁴ attoseconds).
+        let upperHalfAtTheLimit = Duration(
+            secondsComponent: 18_446_744_073, attosecondsComponent: 709_551_616_000_000_000)
+        #expect(upperHalfAtTheLimit.wholeNanoseconds == .max)
+        #expect((.zero - upperHalfAtTheLimit).wholeNanoseconds == .min)
+    }
+
+    @Test func isPositiveReadsBothHalvesOfTheCount() {
+        #expect(Duration(secondsComponent: 0, attosecondsComponent: 1).isPositive)
+        #expect(Duration.seconds(1).isPositive)
+        // 20 s is more than 2⁶⁴ attoseconds: its upper half is 1.
+        #expect(Duration.seconds(20).isPositive)
+        #expect(Duration.seconds(Int64.max).isPositive)
+        #expect(!Duration.zero.isPositive)
+        #expect(!Duration(secondsComponent: 0, attosecondsComponent: -1).isPositive)
+        #expect(!Duration.seconds(-20).isPositive)
+    }
+
     @Test func wholeNanosecondsSaturatesInsteadOfTrappingOrWrapping() {
         #expect(Duration.seconds(Int64.max).wholeNanoseconds == .max)
         #expect(Duration.seconds(Int64.min).wholeNanoseconds == .min)
