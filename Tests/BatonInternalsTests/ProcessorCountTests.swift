@@ -12,6 +12,7 @@ import Testing
 
     @Test func theAffinityMaskCountsBeforeTheOnlineProcessorsAndTheQuotaBoundsBoth() {
         #expect(ProcessorCount.combined(affinity: 3, online: 8, quota: nil) == 3)
+        #expect(ProcessorCount.combined(affinity: 1, online: 8, quota: nil) == 1)
         #expect(ProcessorCount.combined(affinity: nil, online: 8, quota: nil) == 8)
         // A mask that could not be read (the call reports zero or less) leaves the online count.
         #expect(ProcessorCount.combined(affinity: 0, online: 8, quota: nil) == 8)
@@ -30,6 +31,7 @@ import Testing
         #expect(ProcessorCount.cpuLimit(cpuMax: "50000 100000") == 1)
         #expect(ProcessorCount.cpuLimit(cpuMax: "1 100000") == 1)
         #expect(ProcessorCount.cpuLimit(cpuMax: "400000 50000") == 8)
+        #expect(ProcessorCount.cpuLimit(cpuMax: "3 1") == 3)
         // No limit, or a line that is not a limit.
         #expect(ProcessorCount.cpuLimit(cpuMax: "max 100000") == nil)
         #expect(ProcessorCount.cpuLimit(cpuMax: "0 100000") == nil)

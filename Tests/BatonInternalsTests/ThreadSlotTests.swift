@@ -15,10 +15,8 @@ import Testing
         private let lock = NSLock()
         private var stored: Value
         init(_ value: Value) { stored = value }
-        var value: Value {
-            get { lock.withLock { stored } }
-            set { lock.withLock { stored = newValue } }
-        }
+        var value: Value { lock.withLock { stored } }
+        func update(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
     }
 
     /// Runs `body` on a thread of its own and returns once the thread has exited, its
@@ -55,12 +53,12 @@ import Testing
         for index in 1...8 {
             Thread {
                 Self.words.setWord(UnsafeRawPointer(bitPattern: index))
-                started.value += 1
+                started.update { $0 += 1 }
                 // Every thread has set its word before any reads it back.
                 let deadline = Date().addingTimeInterval(30)
                 while started.value < 8, Date() < deadline { usleep(500) }
                 let mine = Int(bitPattern: Self.words.word)
-                seen.value.append(mine == index ? index : -index)
+                seen.update { $0.append(mine == index ? index : -index) }
             }.start()
         }
         let deadline = Date().addingTimeInterval(30)
@@ -77,7 +75,8 @@ import Testing
             let token = Token()
             box.token = token
             Self.objects.setObject(token)
-            read.value = Self.objects.object(Token.self)?.takeUnretainedValue() === token
+            let found = Self.objects.object(Token.self)?.takeUnretainedValue() === token
+            read.update { $0 = found }
         }
         #expect(read.value == true)
         // The thread is gone, and with it the slot's retain: nothing else held the token.
