@@ -157,6 +157,24 @@ struct LockDiagnosticsTests {
         #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 2)
     }
 
+    /// A thread remembers the orders it has recorded, so that it records each once; when a lock
+    /// departs, it must forget them, or the order it meets again through the new lock at that
+    /// address is never recorded.
+    @Test("A thread that met an order before a lock departed records it again through the new lock at its address")
+    func aThreadForgetsTheOrdersItKnewWhenALockDeparts() {
+        let prefix = DiagnosticsCapture.start("reusedsamethread")
+        let kept = Lock(name: "\(prefix)-kept")
+        let reused = Lock(name: "\(prefix)-reused")
+        #expect(
+            onThread {
+                kept.withLock { reused.withLock {} }
+                LockOrderGraph.shared.remove(ObjectIdentifier(reused))
+                kept.withLock { reused.withLock {} }  // the same thread, the same order: recorded again
+            })
+        #expect(onThread { reused.withLock { kept.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 1)
+    }
+
     @Test("A try-lock never blocks, so it records no order; locks taken under it still do")
     func tryLocksRecordNoOrder() {
         let prefix = DiagnosticsCapture.start("try")
