@@ -80,7 +80,7 @@ public final class JobQueue: Sendable {
     /// jobs are handed to `target` and when, as on any queue; `target` decides the threads, so
     /// `qualityOfService` (the queue's and the jobs') does not apply. An ``AsyncJob``'s body is
     /// started from `target` and runs as a task on Swift's executors. With `target: .main`
-    /// (or ``main``) jobs run on the main thread, and ``addMainActorJob(priority:_:)`` takes
+    /// (or ``main``) jobs run on the main queue, and ``addMainActorJob(priority:_:)`` takes
     /// `@MainActor` bodies.
     ///
     /// - Parameters:
@@ -107,10 +107,14 @@ public final class JobQueue: Sendable {
     ///
     /// ```swift
     /// let render = ResultJob { try renderThumbnail(data) }
-    /// let show = JobQueue.main.addMainActorJob { imageView.image = try render.result.get() }
-    /// try show.addDependency(render)  // a job of another queue
     /// try background.add(render)
+    /// let thumbnail = try await render.value
+    /// JobQueue.main.addMainActorJob { imageView.image = thumbnail }
     /// ```
+    ///
+    /// To make a job of the main queue wait for jobs of other queues, add its dependencies
+    /// before adding it: make it a ``BlockJob`` whose body calls `MainActor.assumeIsolated`,
+    /// add the dependencies, then add it with ``add(_:)-(Job)``.
     ///
     /// Its jobs run only while the main queue is served: by the app's run loop, by
     /// `dispatchMain()`, or by Swift's main actor in an `async` `main`.
