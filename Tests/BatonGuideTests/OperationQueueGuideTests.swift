@@ -35,21 +35,6 @@ func unpackArchive(_ archive: Data) throws -> [String] {
 
 @Suite("Guide: moving from OperationQueue to JobQueue", .timeLimit(.minutes(1)))
 struct OperationQueueGuideTests {
-    @Test("A job of the main queue runs on the main actor with a dependency's result")
-    func mainQueue() async throws {
-        let queue = JobQueue(name: "import", maxConcurrentJobs: 4)
-        let download = ResultJob(name: "download") { try fetchArchive() }
-        let unpack = ResultJob(name: "unpack") { try unpackArchive(download.result.get()) }
-        try unpack.addDependency(download)
-        try queue.add([download, unpack])
-
-        let files = try await unpack.value
-        let show = JobQueue.main.addMainActorJob { showFiles(files) }  // OperationQueue.main.addOperation
-        await show.finished()
-
-        #expect(await shownFiles == ["README.md", "Package.swift", "main.swift"])
-    }
-
     @Test("A queue on a target queue, its current queue, and its jobs in order")
     func targetCurrentAndJobs() async {
         let database = DispatchQueue(label: "database")
@@ -69,7 +54,7 @@ struct OperationQueueGuideTests {
         #expect(saved.value == ["rows", "log", "index"])
     }
 
-    @Test("A dependent job reads its dependency's typed result")
+    @Test("A dependent job reads its dependency's typed result, and a job of the main queue shows it")
     func typedResults() async throws {
         let queue = JobQueue(name: "import", maxConcurrentJobs: 4)
         let download = ResultJob(name: "download") { try fetchArchive() }
@@ -77,9 +62,12 @@ struct OperationQueueGuideTests {
         try unpack.addDependency(download)
         try queue.add([download, unpack])
         let files = try await unpack.value
+        let show = JobQueue.main.addMainActorJob { showFiles(files) }  // OperationQueue.main.addOperation
+        await show.finished()
 
         #expect(files == ["README.md", "Package.swift", "main.swift"])
         #expect(download.state.isFinished)
+        #expect(await shownFiles == files)
     }
 
     @Test("A cycle is refused with the jobs on it, the graph is unchanged, and the queue runs to the end")
