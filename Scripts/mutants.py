@@ -28,10 +28,6 @@ class Mutant:
     original: str  # the line as it is
     mutated: str  # the line as the mutant has it
 
-    @property
-    def id(self):
-        return f"{self.file}:{self.line}:{self.operator}:{abs(hash(self.mutated)) % 10_000:04d}"
-
     def describe(self):
         return f"{self.file}:{self.line} [{self.operator}] {self.original.strip()}  →  {self.mutated.strip() or '(removed)'}"
 
