@@ -144,9 +144,10 @@ public final class JobQueue: Sendable {
     ///
     /// It is set in every job body a queue runs: a closure job's, a ``Job`` subclass's `main()`,
     /// each block of a ``BlockJob`` (on whichever thread runs it), and the whole async body of an
-    /// ``AsyncJob`` (across its suspensions, and in the child tasks it awaits, but not in a
-    /// `Task { }` it starts, which runs on its own). Anywhere else, including a thread the queue's
-    /// worker used before, it is `nil`. A job's completion handler runs on the thread that
+    /// ``AsyncJob`` (across its suspensions, and in the tasks it starts, which inherit it as they
+    /// inherit every task-local value, except a `Task.detached`). A `Task { }` started from a
+    /// synchronous body runs on its own and sees `nil`, as does any code a queue does not run,
+    /// including a thread the queue's worker used before. A job's completion handler runs on the thread that
     /// finished the job, which may or may not be its queue's worker: do not rely on `current`
     /// there.
     ///

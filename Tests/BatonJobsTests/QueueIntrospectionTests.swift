@@ -66,6 +66,7 @@ import Testing
             seen.record("async", first)
             async let child: Void = seen.record("async child", first)
             await child
+            await Task { seen.record("task from an async body", first) }.value
             await Task.detached { seen.recordNil("detached task") }.value
         }
         try first.add(asyncJob)
@@ -84,6 +85,7 @@ import Testing
         #expect(all["block"] == Array(repeating: true, count: 5))
         #expect(all["async"] == [true, true])
         #expect(all["async child"] == [true])
+        #expect(all["task from an async body"] == [true])
         #expect(all["detached task"] == [true])
         #expect(all["task from a body"] == [true])
         #expect(JobQueue.current == nil)
@@ -168,6 +170,26 @@ import Testing
         #expect(zip(listed, expected).allSatisfy { $0 === $1 })
         #expect(queue.jobCount == expected.count)
 
+        gate.signal()
+        #expect(drain(queue))
+        #expect(queue.jobs.isEmpty)
+    }
+
+    @Test func aJobIsListedUntilItsCompletionHandlerHasRun() {
+        let queue = JobQueue(name: "completing", maxConcurrentJobs: 1)
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        let job = BlockJob {}
+        job.completion = { _ in
+            entered.signal()
+            _ = gate.wait(timeout: .now() + testDeadline)
+        }
+        queue.addJob {}  // listed before it, gone once it has finished
+        try? queue.add(job)
+        #expect(entered.wait(timeout: .now() + testDeadline) == .success)
+        // The body has run; the completion handler is running: the job is still the queue's.
+        #expect(eventually { queue.jobCount == 1 })
+        #expect(queue.jobs.count == 1 && queue.jobs.first === job)
         gate.signal()
         #expect(drain(queue))
         #expect(queue.jobs.isEmpty)
