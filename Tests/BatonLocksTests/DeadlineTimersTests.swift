@@ -104,6 +104,22 @@ struct DeadlineTimersTests {
         #expect(ContinuousNanoseconds.instant(ContinuousNanoseconds.at(instant)) == instant)
     }
 
+    @Test("A scheduled action whose delay passes the scale's bound never comes; one of zero or less runs at once")
+    func scheduledActionPastTheScalesBound() async {
+        let ran = Locked<[String]>([])
+        // Added to now, these overflow the nanosecond scale; wrapped round, they would be due.
+        let far = ScheduledAction(after: .seconds(Int64.max)) { ran.withValue { $0.append("far") } }
+        let justPast = ScheduledAction(after: .nanoseconds(Int64.max)) { ran.withValue { $0.append("just past") } }
+        _ = ScheduledAction(after: .seconds(-Int64.max)) { ran.withValue { $0.append("long ago") } }
+        _ = ScheduledAction(after: .zero) { ran.withValue { $0.append("now") } }
+        // Every due action runs in deadline order on the timers' queue: once the one due now has
+        // run, a far one taken as due would have run before it.
+        #expect(await waitUntil { ran.get().contains("now") })
+        #expect(Set(ran.get()) == ["long ago", "now"])
+        #expect(far.cancel(), "the far action was not armed until the end of time")
+        #expect(justPast.cancel(), "the action just past the bound was not armed until the end of time")
+    }
+
     @Test("A deadline already past fires at once")
     func pastDeadline() async {
         let timers = DeadlineTimers()
