@@ -38,6 +38,15 @@
 ///   it rethrows with the body's typed error. Inside it, use the class's properties and methods
 ///   as usual: the lock is a `RecursiveReadWriteLock`, whose exclusive holder may take it again, so
 ///   a nested `withLock` or a property access runs inside the section instead of deadlocking.
+/// - In the class's own methods, a `withLock { }` section reaches the properties it names
+///   directly: `@SynchronizedMethod` rewrites the method's body so that `swaps += 1` inside the
+///   section is a plain update of the storage, not a second trip through the lock. A composed
+///   operation then costs one lock, as on a `Protected` value. What could run after the section
+///   keeps the accessors: a closure or a local function inside it, another instance's
+///   properties, key paths, and any property whose name the method also binds (a parameter or
+///   a local of that name). Lock diagnostics still name the line where the section starts. The
+///   rewritten body is the one the compiler checks, so an error in such a method is reported in
+///   its expansion, with a note that points back at the line.
 /// - The lock is named after the class, so `LockDiagnostics` reports and
 ///   `LockDiagnostics.statistics()` say `Warrior`.
 /// - The class conforms to `Sendable`. A property whose type is not `Sendable` is a compile
@@ -63,6 +72,14 @@ public macro Synchronized() = #externalMacro(module: "BatonMacrosPlugin", type: 
 @attached(accessor, names: named(init), named(get), named(set), named(_modify))
 @attached(peer, names: prefixed(_))
 public macro SynchronizedProperty() = #externalMacro(module: "BatonMacrosPlugin", type: "SynchronizedPropertyMacro")
+
+/// Added by ``Synchronized()`` to each method whose `withLock` sections use the class's
+/// synchronized properties, naming them; not to be written by hand. Inside those sections, which
+/// already hold the lock, the uses read and write the properties' storage directly instead of
+/// taking the lock again through their accessors.
+@attached(body)
+public macro SynchronizedMethod(_ properties: String...) =
+    #externalMacro(module: "BatonMacrosPlugin", type: "SynchronizedMethodMacro")
 #else
 #warning(
     "BatonMacros is built without Baton's Macros trait, so @Synchronized is not available: .package(url: …, from: …, traits: [\"Macros\"])"

@@ -134,8 +134,12 @@ extension SynchronizedMacro: MemberAttributeMacro {
         in context: some MacroExpansionContext
     ) throws -> [AttributeSyntax] {
         guard let classDecl = synchronizableClass(declaration, attribute: node, reportingIn: nil),
-            unsupportedProperties(of: classDecl).isEmpty,
-            let variable = member.as(VariableDeclSyntax.self),
+            unsupportedProperties(of: classDecl).isEmpty
+        else { return [] }
+        if let function = member.as(FunctionDeclSyntax.self) {
+            return methodAttributes(for: function, in: classDecl)
+        }
+        guard let variable = member.as(VariableDeclSyntax.self),
             case .synchronized = StoredProperty(variable),
             !variable.attributes.contains(where: { element in
                 if case .attribute(let attribute) = element {
@@ -145,6 +149,27 @@ extension SynchronizedMacro: MemberAttributeMacro {
             })
         else { return [] }
         return ["@\(raw: SynchronizedPropertyMacro.name)"]
+    }
+
+    /// `@SynchronizedMethod` with the properties that `function`'s `withLock` sections can reach
+    /// directly; nothing when there are none.
+    static func methodAttributes(for function: FunctionDeclSyntax, in classDecl: ClassDeclSyntax) -> [AttributeSyntax] {
+        guard SynchronizedMethodMacro.isRewritable(function),
+            !function.attributes.contains(where: { element in
+                if case .attribute(let attribute) = element {
+                    return attribute.attributeName.trimmedDescription == SynchronizedMethodMacro.name
+                }
+                return false
+            })
+        else { return [] }
+        let properties = variables(in: classDecl.memberBlock.members).compactMap { variable -> String? in
+            guard case .synchronized(let name, _) = StoredProperty(variable) else { return nil }
+            return name.text
+        }
+        let reached = SynchronizedMethodMacro.directlyReached(in: function, among: properties)
+        if reached.isEmpty { return [] }
+        let names = reached.map { "\"\($0)\"" }.joined(separator: ", ")
+        return ["@\(raw: SynchronizedMethodMacro.name)(\(raw: names))"]
     }
 }
 

@@ -7,7 +7,9 @@ import SwiftSyntaxMacros
 /// The compiler plugin that expands `@Synchronized`.
 @main
 struct BatonMacrosPlugin: CompilerPlugin {
-    let providingMacros: [any Macro.Type] = [SynchronizedMacro.self, SynchronizedPropertyMacro.self]
+    let providingMacros: [any Macro.Type] = [
+        SynchronizedMacro.self, SynchronizedPropertyMacro.self, SynchronizedMethodMacro.self,
+    ]
 }
 
 // The compiler asks the plugin for the types that `#externalMacro` names, by this module's name:
@@ -66,6 +68,17 @@ public enum SynchronizedPropertyMacro: AccessorMacro, PeerMacro {
     ) throws -> [DeclSyntax] {
         try BatonMacrosExpansion.SynchronizedPropertyMacro.expansion(
             of: node, providingPeersOf: declaration, in: context)
+    }
+}
+/// `@SynchronizedMethod`: see `BatonMacrosExpansion.SynchronizedMethodMacro`.
+public enum SynchronizedMethodMacro: BodyMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingBodyFor declaration: some DeclSyntaxProtocol & WithOptionalCodeBlockSyntax,
+        in context: some MacroExpansionContext
+    ) throws -> [CodeBlockItemSyntax] {
+        try BatonMacrosExpansion.SynchronizedMethodMacro.expansion(
+            of: node, providingBodyFor: declaration, in: context)
     }
 }
 #else

@@ -9,6 +9,7 @@ import Testing
 let synchronizedMacros: [String: MacroSpec] = [
     "Synchronized": MacroSpec(type: SynchronizedMacro.self, conformances: ["Sendable"]),
     "SynchronizedProperty": MacroSpec(type: SynchronizedPropertyMacro.self),
+    "SynchronizedMethod": MacroSpec(type: SynchronizedMethodMacro.self),
 ]
 
 /// Expands `source` and compares the result, the diagnostics and the fixed source with the

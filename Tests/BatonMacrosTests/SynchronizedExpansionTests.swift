@@ -118,6 +118,190 @@ import Testing
         )
     }
 
+    /// Inside a section, a property and `self.property` are its storage; outside one they are
+    /// the property. The rewritten call keeps a body passed in parentheses, and `self.withLock`.
+    @Test func aSectionReachesTheStorageDirectly() {
+        assertExpansion(
+            """
+            @Synchronized
+            final class Counter {
+                var value = 0
+                var log: [Int] = []
+
+                func bump() -> Int {
+                    let before = value
+                    withLock {
+                        value += 1
+                        self.log.append(value)
+                    }
+                    self.withLock({ log.removeAll() })
+                    return before
+                }
+            }
+            """,
+            expandedSource: """
+                final class Counter {
+                    \(expanded("var value", storage: "var _value = 0"))
+                    \(expanded("var log: [Int]", storage: "var _log: [Int] = []"))
+
+                    func bump() -> Int {
+                        let before = value
+                        withLock {
+                            _value += 1
+                            self._log.append(_value)
+                        }
+                        self.withLock({
+                                _log.removeAll()
+                            })
+                        return before
+                    }
+
+                    \(lockMembers("Counter"))
+                }
+
+                extension Counter: Sendable {
+                }
+                """
+        )
+    }
+
+    /// What may run after the section, without the lock, keeps the accessors: a closure inside
+    /// it, a local function, a section with a capture list. So do the members of another
+    /// instance and key paths, and methods the attribute leaves alone: static, inlinable, or
+    /// with no section that uses a property.
+    @Test func whatMayRunLaterOrIsNotThisInstancesKeepsTheAccessors() {
+        assertExpansion(
+            """
+            @Synchronized
+            final class Counter {
+                var value = 0
+
+                func later(_ other: Counter) -> () -> Int {
+                    withLock {
+                        let read = { self.value }
+                        func helper() -> Int { value }
+                        _ = other.value + helper()
+                        _ = \\Counter.value
+                        withLock { [self] in value = 1 }
+                        return read
+                    }
+                }
+
+                static func make() -> Counter { Counter() }
+
+                @inlinable func peek() -> Int { withLock { value } }
+
+                func none() -> Int { withLock { 1 } }
+            }
+            """,
+            expandedSource: """
+                final class Counter {
+                    \(expanded("var value", storage: "var _value = 0"))
+
+                    func later(_ other: Counter) -> () -> Int {
+                        withLock {
+                            let read = { self.value }
+                            func helper() -> Int { value }
+                            _ = other.value + helper()
+                            _ = \\Counter.value
+                            withLock { [self] in value = 1 }
+                            return read
+                        }
+                    }
+
+                    static func make() -> Counter { Counter() }
+
+                    @inlinable func peek() -> Int { withLock { value } }
+
+                    func none() -> Int { withLock { 1 } }
+
+                    \(lockMembers("Counter"))
+                }
+
+                extension Counter: Sendable {
+                }
+                """
+        )
+    }
+
+    /// A property whose name the method binds anywhere keeps its accessors throughout the
+    /// method; the others are still reached directly. A method that binds `withLock` has no
+    /// section.
+    @Test func aNameTheMethodBindsKeepsTheAccessors() {
+        assertExpansion(
+            """
+            @Synchronized
+            final class Counter {
+                var value = 0
+                var limit = 10
+                var error: String?
+
+                func set(value: Int) {
+                    withLock {
+                        self.value = value
+                        limit += 1
+                    }
+                }
+
+                func check() throws {
+                    withLock {
+                        if let error { print(error) }
+                        do { try step() } catch { print(error) }
+                        limit -= 1
+                    }
+                }
+
+                func step() throws {}
+
+                func shadowed() {
+                    func withLock(_ body: () -> Void) { body() }
+                    withLock { limit = 0 }
+                }
+            }
+            """,
+            expandedSource: """
+                final class Counter {
+                    \(expanded("var value", storage: "var _value = 0"))
+                    \(expanded("var limit", storage: "var _limit = 10"))
+                    \(expanded("var error: String?", storage: "var _error: String?"))
+
+                    func set(value: Int) {
+                        withLock {
+                            self.value = value
+                            _limit += 1
+                        }
+                    }
+
+                    func check() throws {
+                        withLock {
+                            if let error {
+                                print(error)
+                            }
+                            do {
+                                try step()
+                            } catch {
+                                print(error)
+                            }
+                            _limit -= 1
+                        }
+                    }
+
+                    func step() throws {}
+
+                    func shadowed() {
+                        func withLock(_ body: () -> Void) { body() }
+                        withLock { limit = 0 }
+                    }
+
+                    \(lockMembers("Counter"))
+                }
+
+                extension Counter: Sendable {
+                }
+                """
+        )
+    }
+
     @Test func weakAndUnownedStayOnTheStorage() {
         assertExpansion(
             """

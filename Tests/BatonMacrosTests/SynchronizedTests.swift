@@ -175,6 +175,87 @@ final class Tally {
     var count = 0
     var names = [String]()
     private(set) var last = ""
+
+    /// One section that reads and writes every property.
+    func record(_ name: String) {
+        withLock {
+            count += 1
+            names.append(name)
+            last = name
+        }
+    }
+}
+
+/// A section long enough to report, for the site lock diagnostics give it.
+@Synchronized
+final class SlowSection {
+    var entered = 0
+    static let sectionLine = #line + 3
+
+    func hold(microseconds: UInt32) {
+        withLock {
+            entered += 1
+            usleep(microseconds)
+        }
+    }
+
+    /// A multi-line string inside a section: its lines keep their indentation.
+    func describe() -> String {
+        withLock {
+            """
+            entered: \(entered)
+              and no more
+            """
+        }
+    }
+
+    /// A parameter with the property's name: inside the section, `entered` is the parameter.
+    func enter(entered: Int) -> Int {
+        withLock {
+            self.entered = entered
+            return self.entered + entered
+        }
+    }
+}
+
+@Suite struct SynchronizedMethodTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aSectionIsReportedAtTheLineThatOpensIt() throws {
+        let before = LockDiagnostics.holdTimeThreshold
+        defer {
+            LockDiagnostics.holdTimeThreshold = before
+            LockDiagnostics.restoreDefaultReportHandler()
+        }
+        let holds = Protected<[LongLockHold]>([])
+        LockDiagnostics.setReportHandler { report in
+            if case .longHold(let hold) = report, hold.lock.name == "SlowSection" { holds.write { $0.append(hold) } }
+        }
+        LockDiagnostics.holdTimeThreshold = .milliseconds(5)
+        SlowSection().hold(microseconds: 50_000)
+        let hold = try #require(holds.value.first)
+        #expect(hold.takenAt == SourceSite(fileID: #fileID, line: SlowSection.sectionLine))
+    }
+
+    @Test func aMultilineStringInASectionKeepsItsIndentation() {
+        #expect(SlowSection().describe() == "entered: 0\n  and no more")
+    }
+
+    @Test func aNameTheMethodBindsIsWhatTheMethodBoundInsideASection() {
+        let section = SlowSection()
+        #expect(section.enter(entered: 7) == 14)
+        #expect(section.entered == 7)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aSectionThatReachesTheStorageIsOneAtomicStep() {
+        let tally = Tally()
+        race(4) { thread in
+            for index in 0..<2_500 { tally.record("\(thread)-\(index)") }
+        }
+        #expect(tally.count == 10_000)
+        #expect(tally.names.count == 10_000)
+        #expect(Set(tally.names).count == 10_000)
+    }
 }
 
 @Suite struct SynchronizedInferredTypeTests {

@@ -249,8 +249,8 @@ final class Ledger {
     /// Moves `amount` from checking to savings: a composed operation.
     func transfer(_ amount: Int) {
         withLock {
-            checking -= amount
-            savings += amount
+            _checking -= amount
+            _savings += amount
         }
     }
 
@@ -269,8 +269,10 @@ final class Ledger {
     /// Throws a typed error out of the critical section, changing nothing.
     func withdraw(_ amount: Int) throws(Overdrawn) {
         try withLock { () throws(Overdrawn) in
-            guard checking >= amount else { throw Overdrawn(shortBy: amount - checking) }
-            checking -= amount
+            guard _checking >= amount else {
+                throw Overdrawn(shortBy: amount - _checking)
+            }
+            _checking -= amount
         }
     }
 

@@ -160,15 +160,17 @@ final class Warrior {
 
     func swapHands() {
         withLock {  // one critical section
-            (leftHand, rightHand) = (rightHand, leftHand)
-            swaps += 1
+            (_leftHand, _rightHand) = (_rightHand, _leftHand)
+            _swaps += 1
         }
     }
 
-    func juggle(_ item: String) -> String? {  // returns the dropped item
+    func juggle(_ item: String) -> String? {
         withLock {
-            defer { (leftHand, rightHand) = (rightHand, item) }
-            return leftHand
+            defer {
+                (_leftHand, _rightHand) = (_rightHand, item)
+            }
+            return _leftHand
         }
     }
 

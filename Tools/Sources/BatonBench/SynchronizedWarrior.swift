@@ -92,13 +92,17 @@ final class SynchronizedWarrior: WarriorForm {
     init() {}
 
     func swapHands() {
-        withLock { (leftHand, rightHand) = (rightHand, leftHand) }
+        withLock {
+            (_leftHand, _rightHand) = (_rightHand, _leftHand)
+        }
     }
 
     func juggle(_ item: String) -> String? {
         withLock {
-            defer { (leftHand, rightHand) = (rightHand, item) }
-            return leftHand
+            defer {
+                (_leftHand, _rightHand) = (_rightHand, item)
+            }
+            return _leftHand
         }
     }
 
