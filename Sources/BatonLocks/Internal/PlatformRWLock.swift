@@ -39,6 +39,7 @@ struct PlatformRWLock {
     }
     @inlinable func tryLockRead() -> Bool { pthread_rwlock_tryrdlock(storage) == 0 }
     @inlinable func tryLockWrite() -> Bool { pthread_rwlock_trywrlock(storage) == 0 }
+    @inlinable func tryLockWriteAtOnce() -> Bool { pthread_rwlock_trywrlock(storage) == 0 }
     @inlinable func unlockRead() { pthread_rwlock_unlock(storage) }
     @inlinable func unlockWrite() { pthread_rwlock_unlock(storage) }
     #else
@@ -66,6 +67,11 @@ struct PlatformRWLock {
         storage.deinitialize(count: 32)
         storage.deallocate()
     }
+
+    /// Bytes 8 to 15 and 16 to 23 of the state's cache line, which this lock leaves unused: a
+    /// lock built on it keeps there what it writes with every acquisition, in the line that
+    /// the acquisition brings to its core anyway (see `RecursiveReadWriteLock`).
+    var sideWords: UnsafeMutableRawPointer { UnsafeMutableRawPointer(storage) + 8 }
 
     @inlinable var state: LockWord { LockWord(at: storage) }
     var writerNotify: LockWord { LockWord(at: storage + 16) }
@@ -121,6 +127,15 @@ struct PlatformRWLock {
         ).exchanged {
             lockWriteContended()
         }
+    }
+
+    /// Takes the exclusive side if the lock is free, with one compare-and-swap and no load
+    /// before it: on a contended lock, a load first would fetch the line to share it, and the
+    /// swap fetch it again to own it. It may fail even when the lock is free.
+    @inlinable func tryLockWriteAtOnce() -> Bool {
+        state.weakCompareExchange(
+            expected: 0, desired: Self.writeLocked, successOrdering: .acquiring, failureOrdering: .relaxed
+        ).exchanged
     }
 
     @inlinable func tryLockWrite() -> Bool {
