@@ -170,12 +170,8 @@ import Testing
     /// instance and key paths, and methods the attribute leaves alone: static, inlinable, or
     /// with no section that uses a property.
     @Test func whatMayRunLaterOrIsNotThisInstancesKeepsTheAccessors() {
-        assertExpansion(
-            """
-            @Synchronized
-            final class Counter {
-                var value = 0
-
+        // As written and as expanded: the attribute leaves every one of these methods alone.
+        let methods = """
                 func later(_ other: Counter) -> () -> Int {
                     withLock {
                         let read = { self.value }
@@ -192,28 +188,21 @@ import Testing
                 @inlinable func peek() -> Int { withLock { value } }
 
                 func none() -> Int { withLock { 1 } }
+            """
+        assertExpansion(
+            """
+            @Synchronized
+            final class Counter {
+                var value = 0
+
+            \(methods)
             }
             """,
             expandedSource: """
                 final class Counter {
                     \(expanded("var value", storage: "var _value = 0"))
 
-                    func later(_ other: Counter) -> () -> Int {
-                        withLock {
-                            let read = { self.value }
-                            func helper() -> Int { value }
-                            _ = other.value + helper()
-                            _ = \\Counter.value
-                            withLock { [self] in value = 1 }
-                            return read
-                        }
-                    }
-
-                    static func make() -> Counter { Counter() }
-
-                    @inlinable func peek() -> Int { withLock { value } }
-
-                    func none() -> Int { withLock { 1 } }
+                \(methods)
 
                     \(lockMembers("Counter"))
                 }
