@@ -78,6 +78,14 @@ public enum SynchronizedMacro {
         }
     }
 
+    /// Whether `attributes` hold an attribute spelled as one of `names`.
+    static func hasAttribute(_ attributes: AttributeListSyntax, namedAmong names: [String]) -> Bool {
+        attributes.contains { element in
+            guard case .attribute(let attribute) = element else { return false }
+            return names.contains(attribute.attributeName.trimmedDescription)
+        }
+    }
+
     /// The access level that `withLock` shares with the class: `public` and `package` are kept;
     /// anything narrower needs no modifier.
     static func accessModifier(of classDecl: ClassDeclSyntax) -> String {
@@ -141,12 +149,7 @@ extension SynchronizedMacro: MemberAttributeMacro {
         }
         guard let variable = member.as(VariableDeclSyntax.self),
             case .synchronized = StoredProperty(variable),
-            !variable.attributes.contains(where: { element in
-                if case .attribute(let attribute) = element {
-                    return attribute.attributeName.trimmedDescription == SynchronizedPropertyMacro.name
-                }
-                return false
-            })
+            !hasAttribute(variable.attributes, namedAmong: [SynchronizedPropertyMacro.name])
         else { return [] }
         return ["@\(raw: SynchronizedPropertyMacro.name)"]
     }
@@ -155,12 +158,7 @@ extension SynchronizedMacro: MemberAttributeMacro {
     /// directly; nothing when there are none.
     static func methodAttributes(for function: FunctionDeclSyntax, in classDecl: ClassDeclSyntax) -> [AttributeSyntax] {
         guard SynchronizedMethodMacro.isRewritable(function),
-            !function.attributes.contains(where: { element in
-                if case .attribute(let attribute) = element {
-                    return attribute.attributeName.trimmedDescription == SynchronizedMethodMacro.name
-                }
-                return false
-            })
+            !hasAttribute(function.attributes, namedAmong: [SynchronizedMethodMacro.name])
         else { return [] }
         let properties = variables(in: classDecl.memberBlock.members).compactMap { variable -> String? in
             guard case .synchronized(let name, _) = StoredProperty(variable) else { return nil }

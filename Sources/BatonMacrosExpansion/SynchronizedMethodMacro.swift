@@ -36,17 +36,12 @@ public enum SynchronizedMethodMacro {
         return rewriter.reached
     }
 
-    /// Whether `function` is a method whose body the attribute may rewrite: an instance method
-    /// with a body, not inlinable (its body may not name private storage).
+    /// Whether `function` is a method whose body the attribute may rewrite: one with a body,
+    /// not inlinable (its body may not name private storage). A static method needs no check:
+    /// it has no instance whose `withLock` it could call.
     static func isRewritable(_ function: FunctionDeclSyntax) -> Bool {
-        guard function.body != nil else { return false }
-        let staticModifiers: [TokenKind] = [.keyword(.static), .keyword(.class)]
-        if function.modifiers.contains(where: { staticModifiers.contains($0.name.tokenKind) }) { return false }
         let inlinable = ["inlinable", "_alwaysEmitIntoClient", "_transparent"]
-        return !function.attributes.contains { element in
-            guard case .attribute(let attribute) = element else { return false }
-            return inlinable.contains(attribute.attributeName.trimmedDescription)
-        }
+        return function.body != nil && !SynchronizedMacro.hasAttribute(function.attributes, namedAmong: inlinable)
     }
 
     /// The property names an attribute lists, as string literals.

@@ -186,16 +186,15 @@ final class Tally {
     }
 }
 
-/// A section long enough to report, for the site lock diagnostics give it.
+/// A section to report as held too long, for the site lock diagnostics give it.
 @Synchronized
 final class SlowSection {
     var entered = 0
     static let sectionLine = #line + 3
 
-    func hold(microseconds: UInt32) {
+    func hold() {
         withLock {
             entered += 1
-            usleep(microseconds)
         }
     }
 
@@ -230,8 +229,9 @@ final class SlowSection {
         LockDiagnostics.setReportHandler { report in
             if case .longHold(let hold) = report, hold.lock.name == "SlowSection" { holds.write { $0.append(hold) } }
         }
-        LockDiagnostics.holdTimeThreshold = .milliseconds(5)
-        SlowSection().hold(microseconds: 50_000)
+        // Any section holds the lock longer than a nanosecond: no need to wait to be reported.
+        LockDiagnostics.holdTimeThreshold = .nanoseconds(1)
+        SlowSection().hold()
         let hold = try #require(holds.value.first)
         #expect(hold.takenAt == SourceSite(fileID: #fileID, line: SlowSection.sectionLine))
     }
