@@ -106,6 +106,18 @@ public struct Promise<Value: Sendable>: Sendable {
         future.complete(with: result)
     }
 
+    /// Cancels the future with `result` as its outcome, if it is still pending: the cancellation
+    /// handlers run as for ``Future/cancel()`` and stop the work, but the future's observers see
+    /// `result` (the reason the work was stopped, a shutdown's say) instead of
+    /// `CancellationError`. The future does not count as cancelled (``isCancelled``), so
+    /// register every handler that must run before it can be cancelled this way.
+    ///
+    /// - Returns: `true` if this call completed the future, `false` if it had already completed.
+    @inlinable @discardableResult
+    package func cancel(answering result: Result<Value, any Error>) -> Bool {
+        future.complete(with: result, cancelling: true)
+    }
+
     /// Registers `handler` to run if the future is cancelled: stop the work there.
     ///
     /// It runs at once if the future has already been cancelled, and never if the future

@@ -61,24 +61,24 @@ extension Fetcher {
             machine.beginHold()
             return machine.unansweredCalls
         }
-        cancelHoldingSlots(calls.map(\.promise.future))
+        cancelHoldingSlots(calls) { $0.cancel() }
     }
 
     /// Cancels `requests` so that none of them that is queued starts meanwhile.
     private func cancelBatch(_ requests: [Future<URLResult>]) {
         lock.withLock { machine.beginHold() }
-        cancelHoldingSlots(requests)
+        cancelHoldingSlots(requests) { $0.cancel() }
     }
 
-    /// Cancels `requests` under a hold the caller began, then ends it.
+    /// Cancels each of `requests` with `cancel`, under a hold the caller began, then ends it.
     ///
     /// Cancelling a running request frees its slot (at once or whenever the transport reports);
     /// without the hold that slot could start a queued request of the same batch that is not
     /// cancelled yet. Cancellation withdraws a queued request before `cancel()` returns, so once
     /// every request is cancelled none of the batch is queued, and the slots freed meanwhile go
     /// to the requests of other callers.
-    func cancelHoldingSlots(_ requests: [Future<URLResult>]) {
-        for request in requests { request.cancel() }
+    func cancelHoldingSlots<Request>(_ requests: [Request], _ cancel: (Request) -> Void) {
+        for request in requests { cancel(request) }
         let sends = lock.withLock { machine.endHold() }
         for ticket in sends { send(ticket) }
     }

@@ -41,30 +41,26 @@ extension Fetcher {
 
     static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
 
-    /// `request` with retries: transient failures of idempotent requests are tried again. When
-    /// they run out, the last response (any status) or error is the result.
-    func perform(_ request: URLRequest, idempotent: Bool) -> Future<URLResult> {
-        let retries = FetcherStateMachine.Retries(policy: retryPolicy, idempotent: idempotent)
-        // One attempt (a policy without retries, or a request that is not idempotent): no retry
-        // driver between the attempt and its caller.
-        let retried =
-            retries.attempts == 1
-            ? attempt(request)
-            : Future.retry(
-                attempts: retries.attempts, while: FetcherStateMachine.Retries.isTransient,
-                delay: { retry, error in
-                    let delay = retries.delay(beforeRetry: retry, after: error, now: Date())
-                    self.lock.withLock { self.machine.counts.count(retryAfter: error) }
-                    self.report(.retrying(request, attempt: retry, cause: error, delay: delay))
-                    return delay
-                },
-                timer: retryTimer
-            ) { self.attempt(request) }
+    /// `request` with retries, `attempts` of them at most (more than one): transient failures
+    /// are tried again. When they run out, the last response (any status) or error is the
+    /// result. (A request with one attempt needs no driver: its attempt takes the answer.)
+    func perform(_ request: URLRequest, method: String, attempts: Int) -> Future<URLResult> {
+        let retries = FetcherStateMachine.Retries(policy: retryPolicy, idempotent: true)
+        let retried = Future.retry(
+            attempts: attempts, while: FetcherStateMachine.Retries.isTransient,
+            delay: { retry, error in
+                let delay = retries.delay(beforeRetry: retry, after: error, now: Date())
+                self.lock.withLock { self.machine.counts.count(retryAfter: error) }
+                self.report(.retrying(request, attempt: retry, cause: error, delay: delay))
+                return delay
+            },
+            timer: retryTimer
+        ) { self.attempt(request, method: method) }
         // The last answer is the request's result: a transient status is still a response.
         return retried.recover { error in
             // Retried while transient: a transient failure here was the last attempt's.
             if FetcherStateMachine.Retries.isTransient(error) {
-                self.report(.gaveUp(request, attempts: retries.attempts, cause: error))
+                self.report(.gaveUp(request, attempts: attempts, cause: error))
             }
             if let status = error as? HTTPStatusError { return .response(status.data, status.response) }
             if error is CancellationError { throw error }

@@ -73,14 +73,16 @@ extension Fetcher {
         lock.withLock { machine.isShutDown }
     }
 
-    /// Cancels every request not yet answered, each marked so that its caller learns it was cut
-    /// off by the shutdown; none of the queued ones is sent.
+    /// Cancels every request not yet answered, each with an answer that tells its caller it was
+    /// cut off by the shutdown; none of the queued ones is sent.
     private func cutOffUnanswered() {
         let calls = lock.withLock {
             machine.beginHold()
             return machine.unansweredCalls
         }
-        for call in calls { call.cutOff.write { $0 = true } }
-        cancelHoldingSlots(calls.map(\.promise.future))
+        cancelHoldingSlots(calls) { call in
+            let cutOff = FetcherShutDownError(request: call.request, reason: .gracePeriodEnded)
+            call.cancel(answering: .error(cutOff, nil, nil))
+        }
     }
 }

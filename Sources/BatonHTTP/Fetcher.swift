@@ -249,17 +249,22 @@ public final class Fetcher {
     ///   with ``FetcherShutDownError`` when the fetcher was shut down before the request was
     ///   taken or answered, or with `CancellationError`.
     public func body(of request: some Fetchable) -> Future<Data> {
-        result(of: request).map { result in
-            switch result {
-            case .response(let data, let response):
-                let status = (response as? HTTPURLResponse)?.statusCode ?? 200
-                guard (200..<300).contains(status) else {
-                    throw HTTPStatusError(statusCode: status, data: data, response: response)
-                }
-                return data
-            case .error(let error, _, _):
-                throw error
+        fetch(request, answering: Self.body, classify: FetcherCounts.Answer.of(body:))
+    }
+
+    /// The body of a 2xx response; anything else as a failure.
+    private static func body(_ answer: Result<URLResult, any Error>) -> Result<Data, any Error> {
+        switch answer {
+        case .success(.response(let data, let response)):
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 200
+            guard (200..<300).contains(status) else {
+                return .failure(HTTPStatusError(statusCode: status, data: data, response: response))
             }
+            return .success(data)
+        case .success(.error(let error, _, _)):
+            return .failure(error)
+        case .failure(let error):
+            return .failure(error)
         }
     }
 
@@ -282,62 +287,92 @@ public final class Fetcher {
     /// - Returns: A future that succeeds with the response or the error; it fails only with
     ///   `CancellationError`, when it (or the task awaiting its `value`) is cancelled.
     public func result(of request: some Fetchable) -> Future<URLResult> {
-        let request = request.fetchRequest
+        fetch(request, answering: { $0 }, classify: FetcherCounts.Answer.of)
+    }
+
+    /// The one path of ``body(of:)`` and ``result(of:)``: the caller's future is made from the
+    /// outcome of the fetch by `transform`, in one step.
+    ///
+    /// A request that gets one attempt (no retries: a policy of one attempt, or a method that is
+    /// not idempotent) is two futures: its attempt's, which a coalesced GET's callers share,
+    /// and the caller's. Retries add their driver between them.
+    private func fetch<Value: Sendable>(
+        _ fetchable: some Fetchable,
+        answering transform: @escaping @Sendable (Result<URLResult, any Error>) -> Result<Value, any Error>,
+        classify: @escaping @Sendable (Result<Value, any Error>) -> FetcherCounts.Answer
+    ) -> Future<Value> {
+        let request = fetchable.fetchRequest
         let method = (request.httpMethod ?? "GET").uppercased()
         let url = method == "GET" ? request.url : nil
         if let url, let cache, let data = cache.value(forKey: url), !isShutDown {
-            return .succeeded(.response(data, Self.cachedResponse(url: url, length: data.count)))
+            let cached = URLResult.response(data, Self.cachedResponse(url: url, length: data.count))
+            return Self.answered(transform(.success(cached)))
         }
-        let call = FetcherStateMachine.Call(request: request)
-        // Taken, the call is a fetch of its own (not a GET) or joins the fetch of its URL.
-        let action = lock.withLock { () -> FetcherStateMachine.Join?? in
-            guard machine.accept(call) else { return nil }
-            guard let url else { return .some(nil) }
-            return machine.join(url) { FetcherStateMachine.Shared() }
+        let call = FetcherStateMachine.Answering(request: request, url: url, transform: transform, classify: classify)
+        // Before the call is taken, so that a shutdown that cuts it off at once still stops its fetch.
+        call.promise.onCancel { self.leave(call) }
+        let retries = FetcherStateMachine.Retries(
+            policy: retryPolicy, idempotent: url != nil || Self.idempotentMethods.contains(method))
+        // The fetch this call starts, unless it joins a GET of its URL in flight.
+        let ticket =
+            retries.attempts == 1
+            ? FetcherStateMachine.Ticket(request: request, method: method, isOnlyAttempt: true) : nil
+        let retried = ticket == nil ? Promise<URLResult>() : nil
+        let fetch = ticket?.promise.future ?? retried!.future
+        let taken = lock.withLock { machine.take(call, fetch: fetch, ticket: ticket) }
+        if case .refused = taken {
+            // Answered at once, which also lets go of its cancellation handler.
+            call.answer(.success(.error(FetcherShutDownError(request: request, reason: .refused), nil, nil)))
+            return call.promise.future
         }
-        guard let action else {
-            return .succeeded(.error(FetcherShutDownError(request: request, reason: .refused), nil, nil))
-        }
+        // Counted before the caller, whose callbacks come after this one, sees its answer.
         call.promise.future.whenComplete { answer in
-            let drained = self.lock.withLock { self.machine.ended(call, with: answer) }
+            let drained = self.lock.withLock { self.machine.ended(call, classify(answer)) }
             for waiter in drained { waiter.wake() }
         }
-        switch action {
-        case nil:  // not a GET: a fetch of its own
-            let work = perform(request, idempotent: Self.idempotentMethods.contains(method))
-            work.whenComplete { call.promise.tryComplete(with: $0) }
-            call.promise.onCancel { work.cancel() }
-        case .joined(let shared)?:
-            share(shared, of: url!, with: call)
-        case .startNew(let new)?:
-            let work = perform(request, idempotent: true)
-            work.whenComplete { outcome in
-                self.lock.withLock { self.machine.completed(url!, new) }
-                if let cache = self.cache, case .success(let result) = outcome, result.isSuccess, let data = result.data
-                {
-                    cache.setValue(data, forKey: url!, cost: data.count)
+        switch taken {
+        case .refused:
+            break
+        case .joined(let shared):
+            shared.whenComplete { call.answer($0) }
+        case .startNew(let admit):
+            fetch.whenComplete { outcome in
+                // The request's only attempt has answered: a transient failure was its last.
+                if let ticket, case .success(let answer) = outcome, let cause = Self.transientCause(of: answer) {
+                    self.report(.gaveUp(ticket.request, attempts: 1, cause: cause))
                 }
+                if let url {
+                    self.lock.withLock { self.machine.completed(url, fetch) }
+                    if let cache = self.cache, case .success(let result) = outcome, result.isSuccess,
+                        let data = result.data
+                    {
+                        cache.setValue(data, forKey: url, cost: data.count)
+                    }
+                }
+                call.answer(outcome)
             }
-            new.promise.complete(with: work)
-            share(new, of: url!, with: call)
+            if let ticket {
+                watch(ticket)
+                if admit == .send { send(ticket) }
+            } else {
+                retried!.complete(with: perform(request, method: method, attempts: retries.attempts))
+            }
         }
-        // A call cut off by a shutdown is cancelled; its caller is told why.
-        return call.promise.future.recover { error in
-            guard error is CancellationError, call.cutOff.value else { throw error }
-            return .error(FetcherShutDownError(request: request, reason: .gracePeriodEnded), nil, nil)
+        return call.promise.future
+    }
+
+    /// A future completed with `outcome`.
+    private static func answered<Value>(_ outcome: Result<Value, any Error>) -> Future<Value> {
+        switch outcome {
+        case .success(let value): .succeeded(value)
+        case .failure(let error): .failed(error)
         }
     }
 
-    /// Gives `call` the result of `shared`, the fetch of `url`; when the call is cancelled it
-    /// leaves, and the fetch is cancelled if no other caller waits for it.
-    private func share(_ shared: FetcherStateMachine.Shared, of url: URL, with call: FetcherStateMachine.Call) {
-        shared.future.whenComplete { call.promise.tryComplete(with: $0) }
-        call.promise.onCancel {
-            switch self.lock.withLock({ self.machine.leave(url, shared) }) {
-            case .othersWait: break
-            case .cancelShared: shared.future.cancel()
-            }
-        }
+    /// `call` was cancelled, by its caller or by a shutdown's cut-off: it leaves its fetch, which
+    /// is cancelled if no other caller waits for it.
+    private func leave(_ call: FetcherStateMachine.Call) {
+        if case .cancel(let fetch) = lock.withLock({ machine.leave(call) }) { fetch.cancel() }
     }
 
     /// The number of requests waiting for a slot.
@@ -353,20 +388,25 @@ public final class Fetcher {
 
     // MARK: Attempts
 
-    /// One attempt: waits for a slot, sends the request, and fails on a transient status so
-    /// that `retry` sees it.
-    func attempt(_ request: URLRequest) -> Future<URLResult> {
-        let ticket = FetcherStateMachine.Ticket(request: request, promise: Promise())
+    /// One attempt of a request with retries: waits for a slot, sends the request, and fails on
+    /// a transient status so that `retry` sees it.
+    func attempt(_ request: URLRequest, method: String) -> Future<URLResult> {
+        let ticket = FetcherStateMachine.Ticket(request: request, method: method, isOnlyAttempt: false)
         let admit = lock.withLock { machine.admit(ticket) }
-        ticket.promise.onCancel {
-            // Queued: withdraw it. Running: `send` registered a handler that cancels the task.
-            _ = self.lock.withLock { self.machine.withdraw(ticket) }
-        }
+        watch(ticket)
         switch admit {
         case .send: send(ticket)
         case .queued: break
         }
         return ticket.promise.future
+    }
+
+    /// Withdraws the ticket when it is cancelled while it waits for a slot. (Once it runs, `send`
+    /// has a handler of its own that cancels the transport's task.)
+    private func watch(_ ticket: FetcherStateMachine.Ticket) {
+        ticket.promise.onCancel {
+            _ = self.lock.withLock { self.machine.withdraw(ticket) }
+        }
     }
 
     /// Sends the ticket's request in a slot this call owns, once it has a permit of the rate
@@ -395,31 +435,59 @@ public final class Fetcher {
     /// Sends the ticket's request in a slot this call owns, and frees the slot when the
     /// transport reports.
     private func transmit(_ ticket: FetcherStateMachine.Ticket) {
-        let (request, promise) = (ticket.request, ticket.promise)
+        let promise = ticket.promise
         if promise.isCancelled {
             slotFreed()
             return
         }
-        let method = (request.httpMethod ?? "GET").uppercased()
         let sentAt = ContinuousClock.now
-        let task = transport.send(request) { result in
+        let task = transport.send(ticket.request) { result in
             let sent = SentRequest(duration: .now - sentAt, bytes: result.data?.count ?? 0)
-            switch result.checkingLength(method: method) {
-            case .response(let data, let response):
-                let status = (response as? HTTPURLResponse)?.statusCode ?? 200
-                let error = HTTPStatusError(statusCode: status, data: data, response: response)
-                promise.tryComplete(with: error.isTransient ? .failure(error) : .success(result))
-            case .error(let error, _, _):
-                promise.tryComplete(with: .failure(error))
-            }
+            self.settle(ticket, with: result.checkingLength(method: ticket.method))
             self.slotFreed(sent)
         }
         promise.onCancel { task.cancel() }
         if let requestTimeout {
             let timer = DeadlineTimer.schedule(after: requestTimeout) {
-                if promise.tryComplete(with: .failure(FutureError.timedOut(after: requestTimeout))) { task.cancel() }
+                if self.settle(ticket, with: .error(FutureError.timedOut(after: requestTimeout), nil, nil)) {
+                    task.cancel()
+                }
             }
             promise.future.whenComplete { _ in timer.cancel() }
+        }
+    }
+
+    /// Completes the ticket's promise with what the transport reported (or the attempt's
+    /// timeout), unless it has completed; returns whether this completed it.
+    ///
+    /// An attempt with retries fails on a transport error or a transient status, so that the
+    /// retry driver sees it. The only attempt of a request takes the request's answer: the
+    /// response whatever its status, or the error.
+    @discardableResult
+    private func settle(_ ticket: FetcherStateMachine.Ticket, with result: URLResult) -> Bool {
+        let outcome: Result<URLResult, any Error>
+        switch result {
+        case .response(let data, let response):
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 200
+            outcome =
+                !ticket.isOnlyAttempt && HTTPStatusError.isTransient(statusCode: status)
+                ? .failure(HTTPStatusError(statusCode: status, data: data, response: response)) : .success(result)
+        case .error(let error, _, _):
+            let answers = ticket.isOnlyAttempt && !(error is CancellationError)
+            outcome = answers ? .success(.error(error, nil, nil)) : .failure(error)
+        }
+        return ticket.promise.tryComplete(with: outcome)
+    }
+
+    /// What made `answer` worth another attempt, if anything: a transient status or error.
+    private static func transientCause(of answer: URLResult) -> (any Error)? {
+        switch answer {
+        case .response(let data, let response):
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 200
+            return HTTPStatusError.isTransient(statusCode: status)
+                ? HTTPStatusError(statusCode: status, data: data, response: response) : nil
+        case .error(let error, _, _):
+            return FetcherStateMachine.Retries.isTransient(error) ? error : nil
         }
     }
 

@@ -21,6 +21,11 @@ public struct HTTPStatusError: Error, Sendable, CustomStringConvertible {
 
     /// Whether a retry may succeed: 408, 429, 500, 502, 503, 504.
     public var isTransient: Bool {
+        Self.isTransient(statusCode: statusCode)
+    }
+
+    /// Whether a retry may succeed after a response with `statusCode`: see ``isTransient``.
+    static func isTransient(statusCode: Int) -> Bool {
         [408, 429, 500, 502, 503, 504].contains(statusCode)
     }
 

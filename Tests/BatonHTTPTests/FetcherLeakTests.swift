@@ -67,4 +67,35 @@ import FoundationNetworking
         server.release(key, count: limit)
         session.finishTasksAndInvalidate()
     }
+
+    /// Requests answered, and requests refused once the fetcher is shut down, leave nothing
+    /// behind: each caller's future, and the fetcher, are released.
+    @Test(.timeLimit(.minutes(1))) func answeredAndRefusedRequestsAreReleased() async throws {
+        let session = makeSession()
+        let refs = WeakRefs()
+        let key = uniqueKey("released")
+        do {
+            let fetcher = Fetcher(session: session, maxConcurrentRequests: 4)
+            refs.add(fetcher)
+            for index in 0..<20 {
+                let answered = fetcher.body(of: try await TestServer.url("/hello/\(key)?i=\(index)"))
+                refs.add(answered)
+                _ = try await answered.value()
+            }
+            await fetcher.shutDown(gracePeriod: .seconds(30))
+            for index in 0..<20 {
+                let refused = fetcher.result(of: try await TestServer.url("/hello/\(key)?r=\(index)"))
+                refs.add(refused)
+                guard case .error(let error as FetcherShutDownError, _, _) = try await refused.value()
+                else {
+                    Issue.record("a request after the shutdown must be refused")
+                    continue
+                }
+                #expect(error.reason == FetcherShutDownError.Reason.refused)
+            }
+        }
+        let released = await eventuallyHolds { refs.alive == 0 }
+        #expect(released, "\(refs.alive) of \(refs.count) objects alive")
+        session.finishTasksAndInvalidate()
+    }
 }

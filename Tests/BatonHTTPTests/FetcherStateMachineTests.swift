@@ -1,4 +1,5 @@
 import BatonFutures
+import BatonLocks
 import Foundation
 import Testing
 
@@ -14,7 +15,13 @@ import FoundationNetworking
 
     private func ticket(_ path: String = "/page") -> FetcherStateMachine.Ticket {
         FetcherStateMachine.Ticket(
-            request: URLRequest(url: URL(string: "http://127.0.0.1\(path)")!), promise: Promise())
+            request: URLRequest(url: URL(string: "http://127.0.0.1\(path)")!), method: "GET", isOnlyAttempt: false)
+    }
+
+    /// A caller's GET of `url`, answered with the whole result.
+    private func call(_ url: URL) -> FetcherStateMachine.Call {
+        FetcherStateMachine.Answering(
+            request: URLRequest(url: url), url: url, transform: { $0 }, classify: FetcherCounts.Answer.of)
     }
 
     private func status(_ code: Int, headers: [String: String] = [:]) -> HTTPStatusError {
@@ -24,33 +31,72 @@ import FoundationNetworking
 
     @Test func aSecondRequestForTheSameURLJoinsTheFirst() {
         var machine = FetcherStateMachine(maxConcurrentRequests: 2)
-        guard case .startNew(let first) = machine.join(url, make: { .init() }) else {
+        let other = URL(string: "http://127.0.0.1/other")!
+        let (first, second, third) = (Promise<URLResult>(), Promise<URLResult>(), Promise<URLResult>())
+        let (firstCall, secondCall, otherCall) = (call(url), call(url), call(other))
+        guard case .startNew(admit: nil) = machine.take(firstCall, fetch: first.future, ticket: nil) else {
             Issue.record("the first request of a URL must start a fetch")
             return
         }
-        guard case .joined(let joined) = machine.join(url, make: { .init() }) else {
+        guard case .joined(let joined) = machine.take(secondCall, fetch: second.future, ticket: nil) else {
             Issue.record("a second request of the URL in flight must join it")
             return
         }
-        #expect(joined === first)
-        guard case .startNew(let other) = machine.join(URL(string: "http://127.0.0.1/other")!, make: { .init() })
-        else {
+        #expect(joined === first.future)
+        guard case .startNew = machine.take(otherCall, fetch: third.future, ticket: nil) else {
             Issue.record("another URL must start its own fetch")
             return
         }
-        #expect(other !== first)
+        #expect(machine.unansweredCount == 3)
         // The fetch is cancelled only when its last caller leaves.
-        let firstLeaves = machine.leave(url, first)
-        let lastLeaves = machine.leave(url, first)
-        #expect(firstLeaves == .othersWait && lastLeaves == .cancelShared)
-        // Completed: the next request of the URL starts a new fetch.
-        machine.completed(URL(string: "http://127.0.0.1/other")!, other)
-        guard case .startNew(let again) = machine.join(URL(string: "http://127.0.0.1/other")!, make: { .init() })
+        guard case .othersWait = machine.leave(firstCall), case .cancel(let cancelled) = machine.leave(secondCall)
         else {
+            Issue.record("the fetch must be cancelled when its last caller leaves, and only then")
+            return
+        }
+        #expect(cancelled === first.future)
+        // Each cancelled call ends; the other is still to be answered.
+        _ = machine.ended(firstCall, .cancelled)
+        _ = machine.ended(secondCall, .cancelled)
+        #expect(machine.unansweredCount == 1 && machine.counts.cancelled == 2)
+        // Completed: the next request of the URL starts a new fetch.
+        machine.completed(other, third.future)
+        let again = Promise<URLResult>()
+        guard case .startNew = machine.take(call(other), fetch: again.future, ticket: nil) else {
             Issue.record("a completed fetch must not be joined")
             return
         }
-        #expect(again !== other)
+        // The caller of the completed fetch leaving cancels nothing: the fetch is over.
+        guard case .othersWait = machine.leave(otherCall) else {
+            Issue.record("leaving a completed fetch must not cancel the URL's new one")
+            return
+        }
+    }
+
+    @Test func anOnlyAttemptTakesItsSlotWhenItsCallIsTaken() {
+        var machine = FetcherStateMachine(maxConcurrentRequests: 1)
+        let (first, second) = (ticket("/1"), ticket("/2"))
+        let taken = [
+            machine.take(call(URL(string: "http://127.0.0.1/1")!), fetch: first.promise.future, ticket: first),
+            machine.take(call(URL(string: "http://127.0.0.1/2")!), fetch: second.promise.future, ticket: second),
+        ]
+        guard case .startNew(admit: .send) = taken[0], case .startNew(admit: .queued) = taken[1] else {
+            Issue.record("the first call's attempt must get the slot and the second's must queue, not \(taken)")
+            return
+        }
+        #expect(machine.running == 1 && machine.queuedCount == 1)
+    }
+
+    @Test func aCallIsRefusedOnceTheShutdownHasBegun() {
+        var machine = FetcherStateMachine(maxConcurrentRequests: 1)
+        let drained = machine.shutDown(waiting: .semaphore(AsyncSemaphore(value: 0)))
+        #expect(drained)
+        let attempt = ticket()
+        guard case .refused = machine.take(call(url), fetch: attempt.promise.future, ticket: attempt) else {
+            Issue.record("a call after the shutdown began must be refused")
+            return
+        }
+        #expect(machine.running == 0 && machine.unansweredCount == 0 && machine.counts.refused == 1)
     }
 
     @Test func aSlotFreedByAFailedRequestGoesToTheOldestQueuedOne() {

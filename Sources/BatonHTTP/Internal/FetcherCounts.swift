@@ -30,15 +30,40 @@ struct FetcherCounts {
     var retriesForTimeout = 0
     var retriesForError = 0
 
+    /// How a caller was answered.
+    enum Answer {
+        case succeeded, statusError, error, cancelled
+
+        /// How a caller of the whole result (``Fetcher/result(of:)``) was answered.
+        static func of(_ answer: Result<URLResult, any Error>) -> Answer {
+            switch answer {
+            case .failure: .cancelled
+            case .success(.error(let error, _, _)): error is FetcherShutDownError ? .cancelled : .error
+            case .success(.response(_, let response)):
+                (200..<300).contains((response as? HTTPURLResponse)?.statusCode ?? 200) ? .succeeded : .statusError
+            }
+        }
+
+        /// How a caller of a body (``Fetcher/body(of:)``) was answered: a body is a 2xx response,
+        /// an `HTTPStatusError` any other status, and a `FetcherShutDownError` or a cancellation
+        /// a request cancelled.
+        static func of(body answer: Result<Data, any Error>) -> Answer {
+            switch answer {
+            case .success: .succeeded
+            case .failure(let error) where error is HTTPStatusError: .statusError
+            case .failure(let error) where error is CancellationError || error is FetcherShutDownError: .cancelled
+            case .failure: .error
+            }
+        }
+    }
+
     /// A caller has its answer.
-    mutating func count(answer: Result<URLResult, any Error>) {
+    mutating func count(_ answer: Answer) {
         switch answer {
-        case .failure: cancelled += 1
-        case .success(.error(let error, _, _)):
-            if error is FetcherShutDownError { cancelled += 1 } else { errors += 1 }
-        case .success(.response(_, let response)):
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 200
-            if (200..<300).contains(status) { succeeded += 1 } else { statusErrors += 1 }
+        case .succeeded: succeeded += 1
+        case .statusError: statusErrors += 1
+        case .error: errors += 1
+        case .cancelled: cancelled += 1
         }
     }
 

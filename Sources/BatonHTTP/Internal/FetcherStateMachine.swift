@@ -19,31 +19,86 @@ struct FetcherStateMachine {
     /// attempt while it waits for a slot, so that it can be withdrawn when cancelled.
     final class Ticket: Sendable {
         let request: URLRequest
+        /// The request's method, in upper case.
+        let method: String
         let promise: Promise<URLResult>
+        /// Whether this attempt is the request's only one: no retry driver stands between it and
+        /// its callers, so its promise takes the request's answer (a transient status is then a
+        /// response, a transport error a result), not a failure for a retry to see.
+        let isOnlyAttempt: Bool
 
-        init(request: URLRequest, promise: Promise<URLResult>) {
+        init(request: URLRequest, method: String, promise: Promise<URLResult> = Promise(), isOnlyAttempt: Bool) {
             self.request = request
+            self.method = method
             self.promise = promise
+            self.isOnlyAttempt = isOnlyAttempt
         }
     }
 
-    /// One fetch in flight that several callers share.
-    final class Shared: Sendable {
-        let promise = Promise<URLResult>()
-        var future: Future<URLResult> { promise.future }
+    /// One caller's request, from the moment the fetcher takes it until it is answered: what a
+    /// shutdown waits for, and cuts off when its grace period ends.
+    ///
+    /// The caller's future is an ``Answering`` call's promise, typed for what the caller asked
+    /// (a body, a whole result). Its cancellation handler, registered before the call is taken,
+    /// leaves the fetch the call waits for; a cut-off cancels it with the shutdown's error as
+    /// the answer, so no flag and no second future is needed to tell the caller why.
+    class Call: @unchecked Sendable {  // `waitsFor` is written under the fetcher's lock, by `take` only
+        let request: URLRequest
+        /// The URL of a GET (coalesced), or `nil`.
+        let url: URL?
+        /// The fetch the call waits for: its own, or the shared fetch of its URL. Set when the
+        /// call is taken.
+        fileprivate(set) var waitsFor: Future<URLResult>?
+
+        init(request: URLRequest, url: URL?) {
+            self.request = request
+            self.url = url
+        }
+
+        /// Answers the call with `outcome`, the outcome of the fetch it waits for, unless it has
+        /// been answered.
+        func answer(_ outcome: Result<URLResult, any Error>) {
+            preconditionFailure("FetcherStateMachine.Call: answer(_:) is for a subclass to say")
+        }
+
+        /// Cancels the call: its caller gets `CancellationError`.
+        func cancel() {
+            preconditionFailure("FetcherStateMachine.Call: cancel() is for a subclass to say")
+        }
+
+        /// Cancels the call with `answer` in place of `CancellationError`.
+        func cancel(answering answer: URLResult) {
+            preconditionFailure("FetcherStateMachine.Call: cancel(answering:) is for a subclass to say")
+        }
     }
 
-    /// One caller's request, from the moment the fetcher takes it until it is answered: what a
-    /// shutdown waits for, and cancels when its grace period ends.
-    final class Call: Sendable {
-        let request: URLRequest
-        /// What the caller's future is made from.
-        let promise = Promise<URLResult>()
-        /// Set before a shutdown cancels the call, so that its caller is told why.
-        let cutOff = Protected(false)
+    /// A call whose caller waits for a `Value` made from the fetch's outcome by `transform`;
+    /// `classify` says how the caller was answered, for the counts.
+    final class Answering<Value: Sendable>: Call, @unchecked Sendable {  // as `Call`
+        let promise = Promise<Value>()
+        private let transform: @Sendable (Result<URLResult, any Error>) -> Result<Value, any Error>
+        let classify: @Sendable (Result<Value, any Error>) -> FetcherCounts.Answer
 
-        init(request: URLRequest) {
-            self.request = request
+        init(
+            request: URLRequest, url: URL?,
+            transform: @escaping @Sendable (Result<URLResult, any Error>) -> Result<Value, any Error>,
+            classify: @escaping @Sendable (Result<Value, any Error>) -> FetcherCounts.Answer
+        ) {
+            self.transform = transform
+            self.classify = classify
+            super.init(request: request, url: url)
+        }
+
+        override func answer(_ outcome: Result<URLResult, any Error>) {
+            promise.tryComplete(with: transform(outcome))
+        }
+
+        override func cancel() {
+            promise.future.cancel()
+        }
+
+        override func cancel(answering answer: URLResult) {
+            promise.cancel(answering: transform(.success(answer)))
         }
     }
 
@@ -75,7 +130,7 @@ struct FetcherStateMachine {
     /// before the batch has withdrawn it.
     private var holds = 0
     /// Shared fetches in flight, by URL, with the number of callers still waiting for each.
-    private var inFlight: [URL: (shared: Shared, callers: Int)] = [:]
+    private var inFlight: [URL: (fetch: Future<URLResult>, callers: Int)] = [:]
     /// Callers taken and not yet answered.
     private var calls: [ObjectIdentifier: Call] = [:]
     /// Whether a shutdown has begun: no caller is taken any more.
@@ -196,71 +251,75 @@ struct FetcherStateMachine {
         }
     }
 
-    // MARK: Coalescing
+    // MARK: Callers, coalescing and shutdown
 
-    enum Join {
-        /// Another caller already fetches this URL: wait for its result.
-        case joined(Shared)
-        /// No fetch of this URL is in flight: the caller must start `shared`'s work.
-        case startNew(Shared)
+    enum Take {
+        /// A shutdown has begun: the call is not taken.
+        case refused
+        /// Another caller already fetches this URL: the call waits for that fetch.
+        case joined(Future<URLResult>)
+        /// The call waits for `fetch`, which the caller must start; if it is the request's only
+        /// attempt, `admit` says whether it has a slot (see ``admit(_:)``).
+        case startNew(admit: Admit?)
     }
 
-    /// Joins the fetch of `url` in flight, or registers `make()` as the new one.
-    mutating func join(_ url: URL, make: () -> Shared) -> Join {
-        if let entry = inFlight[url] {
-            inFlight[url] = (entry.shared, entry.callers + 1)
-            return .joined(entry.shared)
+    /// Takes a caller's request, unless a shutdown has begun: a GET joins the fetch of its URL
+    /// in flight, and any other call (or the first GET of a URL) waits for `fetch`. When
+    /// `fetch` is an only attempt's (`ticket`), it takes a slot or queues in the same step.
+    ///
+    /// A call taken must be reported ``ended(_:_:)`` once it has its answer.
+    mutating func take(_ call: Call, fetch: Future<URLResult>, ticket: Ticket?) -> Take {
+        guard !isShutDown else {
+            counts.refused += 1
+            return .refused
         }
-        let shared = make()
-        inFlight[url] = (shared, 1)
-        return .startNew(shared)
+        calls[ObjectIdentifier(call)] = call
+        if let url = call.url {
+            if let entry = inFlight[url] {
+                inFlight[url] = (entry.fetch, entry.callers + 1)
+                call.waitsFor = entry.fetch
+                return .joined(entry.fetch)
+            }
+            inFlight[url] = (fetch, 1)
+        }
+        call.waitsFor = fetch
+        return .startNew(admit: ticket.map { admit($0) })
     }
 
-    enum Leave: Equatable {
-        /// Other callers still wait for the shared fetch.
+    /// The fetch of `url` has completed: later callers start a new one.
+    mutating func completed(_ url: URL, _ fetch: Future<URLResult>) {
+        if let entry = inFlight[url], entry.fetch === fetch { inFlight[url] = nil }
+    }
+
+    /// A call taken by ``take(_:fetch:ticket:)`` has its answer (or was cancelled, or cut off),
+    /// as `answer` says.
+    ///
+    /// - Returns: The shutdowns the caller must wake, if the fetcher has drained.
+    mutating func ended(_ call: Call, _ answer: FetcherCounts.Answer) -> [DrainWaiter] {
+        calls[ObjectIdentifier(call)] = nil
+        counts.count(answer)
+        return takeDrainWaitersIfDrained()
+    }
+
+    enum Leave {
+        /// Other callers still wait for the fetch, or it has completed: nothing to cancel.
         case othersWait
-        /// It was the last caller: the caller must cancel the shared fetch.
-        case cancelShared
+        /// It was the last caller of this fetch in flight: the caller must cancel it.
+        case cancel(Future<URLResult>)
     }
 
-    /// A caller no longer waits for `shared`.
-    mutating func leave(_ url: URL, _ shared: Shared) -> Leave {
-        guard let entry = inFlight[url], entry.shared === shared else { return .othersWait }
+    /// A call taken by ``take(_:fetch:ticket:)`` was cancelled (by its caller, or cut off by a
+    /// shutdown): it no longer waits for its fetch. (``ended(_:_:)`` follows, as for any answer.)
+    mutating func leave(_ call: Call) -> Leave {
+        guard let fetch = call.waitsFor else { return .othersWait }
+        guard let url = call.url else { return .cancel(fetch) }
+        guard let entry = inFlight[url], entry.fetch === fetch else { return .othersWait }
         if entry.callers > 1 {
-            inFlight[url] = (shared, entry.callers - 1)
+            inFlight[url] = (fetch, entry.callers - 1)
             return .othersWait
         }
         inFlight[url] = nil
-        return .cancelShared
-    }
-
-    /// The shared fetch has completed: later callers start a new one.
-    mutating func completed(_ url: URL, _ shared: Shared) {
-        if let entry = inFlight[url], entry.shared === shared { inFlight[url] = nil }
-    }
-
-    // MARK: Callers and shutdown
-
-    /// Takes a caller's request, unless a shutdown has begun.
-    ///
-    /// - Returns: Whether it was taken; the caller must then report ``ended(_:)`` once it is
-    ///   answered.
-    mutating func accept(_ call: Call) -> Bool {
-        guard !isShutDown else {
-            counts.refused += 1
-            return false
-        }
-        calls[ObjectIdentifier(call)] = call
-        return true
-    }
-
-    /// A caller taken by ``accept(_:)`` has its answer: `answer`, or a cancellation.
-    ///
-    /// - Returns: The shutdowns the caller must wake, if the fetcher has drained.
-    mutating func ended(_ call: Call, with answer: Result<URLResult, any Error>) -> [DrainWaiter] {
-        calls[ObjectIdentifier(call)] = nil
-        counts.count(answer: answer)
-        return takeDrainWaitersIfDrained()
+        return .cancel(fetch)
     }
 
     /// Every caller not yet answered.
