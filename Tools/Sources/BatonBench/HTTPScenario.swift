@@ -8,10 +8,11 @@ import NIOCore
 import FoundationNetworking
 #endif
 
-/// `Fetcher` over AsyncHTTPClient and over `URLSession`, against a bare AsyncHTTPClient loop,
-/// all fetching from one SwiftNIO server on 127.0.0.1 in this process: requests per second and
-/// the median and 99th-percentile latency, at 1, 16 and 64 requests in flight, of 1 KB and 1 MB
-/// bodies.
+/// `Fetcher` over AsyncHTTPClient and over `URLSession`, against a bare AsyncHTTPClient loop
+/// (and the same loop over the client's callback API, which is what an `HTTPTransport` is
+/// built on), all fetching from one SwiftNIO server on 127.0.0.1 in this process: requests per
+/// second and the median and 99th-percentile latency, at 1, 16 and 64 requests in flight, of
+/// 1 KB and 1 MB bodies.
 public struct HTTPScenario: Scenario {
     public let name = "http"
     public let summary =
@@ -24,6 +25,7 @@ public struct HTTPScenario: Scenario {
     static let bodies = [(name: "1 KB", bytes: 1_024), (name: "1 MB", bytes: 1 << 20)]
 
     static let anchor = "AsyncHTTPClient loop"
+    static let callbackAnchor = "AsyncHTTPClient callback loop"
     static let transportAlone = "HTTPClientTransport alone"
     static let overClient = "Fetcher/AsyncHTTPClient"
     static let overSession = "Fetcher/URLSession"
@@ -48,6 +50,7 @@ public struct HTTPScenario: Scenario {
                 counts.append("\(label): \(requests)")
                 let contenders: [(name: String, baton: Bool, run: HTTPLoad)] = [
                     (Self.anchor, false, .client(client)),
+                    (Self.callbackAnchor, false, .clientCallbacks(client)),
                     (Self.transportAlone, true, .transport(HTTPClientTransport(client: client))),
                     (
                         Self.overClient, true,
@@ -95,7 +98,7 @@ public struct HTTPScenario: Scenario {
             notes: [
                 "Requests/s: requests answered ÷ wall time from the first sent to the last answered, with that many in flight at once; higher is better. p50 and p99: each request's time from being asked for to its whole body in hand, in milliseconds; lower is better.",
                 "Requests per case: \(counts.joined(separator: ", ")); each URL is distinct, so nothing is coalesced or cached. The server is SwiftNIO on one event loop thread in this process, on 127.0.0.1; AsyncHTTPClient runs on its default event loop group (one loop a core), with room for 64 connections to the host.",
-                "The loop is what a user writes with AsyncHTTPClient alone: that many tasks, each awaiting `execute` and collecting the body, again and again. The fetchers get the same tasks, each awaiting `body(of:)`, with `maxConcurrentRequests` equal to the tasks and no retries. \"HTTPClientTransport alone\" is the same tasks each awaiting the transport's `send`, no fetcher: between it and the loop is what the transport costs (a URLRequest in, an HTTPURLResponse out), between it and Fetcher/AsyncHTTPClient what the fetcher does per request.",
+                "The loop is what a user writes with AsyncHTTPClient alone: that many tasks, each awaiting `execute` and collecting the body, again and again. The callback loop is the same tasks over the client's callback API (`execute(request:deadline:)`, its `EventLoopFuture` awaited), the API an `HTTPTransport` is built on: between it and the loop is what that API costs, whoever uses it. The fetchers get the same tasks, each awaiting `body(of:)`, with `maxConcurrentRequests` equal to the tasks and no retries. \"HTTPClientTransport alone\" is the same tasks each awaiting the transport's `send`, no fetcher: between it and the loop is what the transport costs (a URLRequest in, an HTTPURLResponse out), between it and Fetcher/AsyncHTTPClient what the fetcher does per request.",
             ] + Self.findings(results))
     }
 
@@ -106,12 +109,16 @@ public struct HTTPScenario: Scenario {
             results.first { $0.case == label && $0.contender == contender }?.median
         }
         var againstLoop: [String] = []
+        var againstCallbacks: [String] = []
         var againstSession: [String] = []
         for body in bodies {
             for concurrency in concurrencies {
                 let label = "\(concurrency) × \(body.name)"
                 guard let fetcher = median(label, overClient) else { continue }
                 if let loop = median(label, anchor) { againstLoop.append("\(label) \(format(fetcher / loop))") }
+                if let callbacks = median(label, callbackAnchor), let loop = median(label, anchor) {
+                    againstCallbacks.append("\(label) \(format(fetcher / callbacks)) (\(format(callbacks / loop)))")
+                }
                 if let session = median(label, overSession) {
                     againstSession.append("\(label) \(format(fetcher / session))")
                 }
@@ -119,6 +126,7 @@ public struct HTTPScenario: Scenario {
         }
         return [
             "Fetcher/AsyncHTTPClient ÷ the bare loop, requests/s (goal ≥ 0.90): \(againstLoop.joined(separator: ", ")).",
+            "Fetcher/AsyncHTTPClient ÷ the callback loop, requests/s (in brackets, the callback loop ÷ the bare loop): \(againstCallbacks.joined(separator: ", ")).",
             "Fetcher/AsyncHTTPClient ÷ Fetcher/URLSession, requests/s: \(againstSession.joined(separator: ", ")).",
         ]
     }
@@ -132,6 +140,8 @@ public struct HTTPScenario: Scenario {
 enum HTTPLoad {
     /// AsyncHTTPClient's own `execute`, the body collected.
     case client(HTTPClient)
+    /// AsyncHTTPClient's callback API: `execute(request:deadline:)`, its future awaited.
+    case clientCallbacks(HTTPClient)
     /// A fetcher's `body(of:)`.
     case fetcher(Fetcher)
     /// The transport's `send`, with no fetcher: what the fetcher adds, and what the transport
@@ -184,6 +194,15 @@ enum HTTPLoad {
             let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
             guard response.status == .ok else { throw HTTPBenchError.status(url: url, code: Int(response.status.code)) }
             return try await response.body.collect(upTo: BenchHTTPServer.largestBody).readableBytes
+        case .clientCallbacks(let client):
+            let request = try HTTPClient.Request(url: url)
+            let response = try await withCheckedThrowingContinuation { continuation in
+                client.execute(request: request, deadline: .now() + .seconds(60)).whenComplete {
+                    continuation.resume(with: $0)
+                }
+            }
+            guard response.status == .ok else { throw HTTPBenchError.status(url: url, code: Int(response.status.code)) }
+            return response.body?.readableBytes ?? 0
         case .fetcher(let fetcher):
             return try await fetcher.body(of: URL(string: url)!).value.count
         case .transport(let transport):

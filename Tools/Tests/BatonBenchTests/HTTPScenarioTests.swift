@@ -11,7 +11,8 @@ import Testing
         let report = try HTTPScenario().run(BenchOptions(quick: true, reps: 1, scale: 0.0001), progress: .silent)
         #expect(report.scenario == "http")
         let contenders = [
-            "AsyncHTTPClient loop", "HTTPClientTransport alone", "Fetcher/AsyncHTTPClient", "Fetcher/URLSession",
+            "AsyncHTTPClient loop", "AsyncHTTPClient callback loop", "HTTPClientTransport alone",
+            "Fetcher/AsyncHTTPClient", "Fetcher/URLSession",
         ]
         #expect(report.contenders == contenders)
         let loads = ["1 × 1 KB", "16 × 1 KB", "64 × 1 KB", "1 × 1 MB", "16 × 1 MB", "64 × 1 MB"]
@@ -25,7 +26,7 @@ import Testing
                     }
                     #expect(row.unit == unit)
                     #expect(row.median > 0, "\(name) / \(contender)")
-                    #expect(row.baton == (contender != "AsyncHTTPClient loop"))
+                    #expect(row.baton == !contender.hasPrefix("AsyncHTTPClient"))
                 }
                 let p50 = report.result(case: "\(load) p50", contender: contender)?.median ?? 0
                 let p99 = report.result(case: "\(load) p99", contender: contender)?.median ?? 0
@@ -33,7 +34,7 @@ import Testing
             }
         }
         let findings = report.notes.filter { $0.hasPrefix("Fetcher/AsyncHTTPClient ÷") }
-        #expect(findings.count == 2)
+        #expect(findings.count == 3)
         for finding in findings {
             #expect(loads.allSatisfy { finding.contains("\($0) ") }, "\(finding)")
         }
