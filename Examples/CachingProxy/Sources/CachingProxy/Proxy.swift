@@ -52,6 +52,8 @@ public final class Proxy: Sendable {
     public let fetcher: Fetcher
     /// Client requests being handled now.
     private let handling = Protected(0)
+    /// Client requests taken (the handler started) and answered (it returned), since the start.
+    private let tally = Protected((taken: 0, answered: 0))
     private let metrics: (any MetricsFactory)?
 
     /// Creates a proxy that sends its upstream requests through `client`.
@@ -100,6 +102,8 @@ public final class Proxy: Sendable {
     ///   came from the cache and `miss` if it was fetched. A 200 is kept for as long as its
     ///   `Cache-Control` allows (``CacheLifetime``).
     public func handle(url: String?, logger: Logger) async -> ProxyAnswer {
+        tally.write { $0.taken += 1 }
+        defer { tally.write { $0.answered += 1 } }
         let admitted = handling.write { handling in
             guard handling < configuration.maxClientRequests else { return false }
             handling += 1
@@ -120,6 +124,10 @@ public final class Proxy: Sendable {
 
     /// The client requests being handled now.
     public var requestsInFlight: Int { handling.value }
+
+    /// The client requests taken since the start, and those answered: equal once the service has
+    /// shut down, since it answers every request it takes.
+    public var requestsTaken: (taken: Int, answered: Int) { tally.value }
 
     private func answer(_ query: String?, logger: Logger) async -> ProxyAnswer {
         guard let query, !query.isEmpty else { return .problem(400, "give the upstream URL as ?url=…") }

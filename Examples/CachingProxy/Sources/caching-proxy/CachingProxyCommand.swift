@@ -95,6 +95,7 @@ struct CachingProxyCommand: AsyncParsableCommand {
             throw error
         }
         try await client.shutdown()
-        logger.info("stopped")
+        let requests = proxy.requestsTaken
+        logger.notice("stopped", metadata: ["taken": "\(requests.taken)", "answered": "\(requests.answered)"])
     }
 }

@@ -89,9 +89,12 @@ import Testing
         let failing = try await proxy.fetch(upstream.url("/status/503/down"))
         #expect(failing.status == 502 && failing.body.contains("503") && failing.body.contains("2 attempt"))
         #expect(upstream.hits("/status/503/down") == 2)
-        let missing = try await proxy.fetch(upstream.url("/status/404/gone"))
-        #expect(missing.status == 404 && missing.headers["X-Cache"] == ["miss"])
-        #expect(upstream.hits("/status/404/gone") == 1)
+        // Relayed as it is, and not kept, whatever its Cache-Control: only a 200 is.
+        for _ in 0..<2 {
+            let missing = try await proxy.fetch(upstream.url("/status/404/gone?cc=max-age=60"))
+            #expect(missing.status == 404 && missing.headers["X-Cache"] == ["miss"] && missing.body == "status 404")
+        }
+        #expect(upstream.hits("/status/404/gone") == 2)
         try await proxy.stop()
         try await upstream.stop()
     }
@@ -138,6 +141,25 @@ import Testing
         try await upstream.stop()
     }
 
+    @Test func concurrentRequestsForOneURLAreOneUpstreamRequest() async throws {
+        let upstream = try await Upstream.start()
+        let proxy = try await RunningProxy.start(configuration(allowing: upstream))
+        let callers = (0..<3).map { _ in
+            Task { try await proxy.fetch(upstream.url("/held/shared")) }
+        }
+        try await waitUntil("three callers wait for the one request held at the upstream") {
+            proxy.service.proxy.requestsInFlight == 3 && upstream.serving.now == 1
+        }
+        _ = upstream.gate.signal()
+        for caller in callers {
+            let answer = try await caller.value
+            #expect(answer.status == 200 && answer.body == "released")
+        }
+        #expect(upstream.hits("/held/shared") == 1)
+        try await proxy.stop()
+        try await upstream.stop()
+    }
+
     @Test func healthAndMetricsAreServed() async throws {
         let upstream = try await Upstream.start()
         let proxy = try await RunningProxy.start(configuration(allowing: upstream))
@@ -173,6 +195,20 @@ import Testing
         let answered = try await inFlight.value
         #expect(answered.status == 200 && answered.body == "released")
         try await stopping.value
+        try await upstream.stop()
+    }
+}
+
+extension ProxyTests {
+    @Test func aRequestStillInFlightWhenTheDrainEndsIsAnswered503() async throws {
+        let upstream = try await Upstream.start()
+        let proxy = try await RunningProxy.start(configuration(allowing: upstream), drain: .zero)
+        let inFlight = Task { try await proxy.fetch(upstream.url("/held/cut")) }
+        try await waitUntil("the request is held at the upstream") { upstream.serving.now == 1 }
+        try await proxy.stop()
+        let answer = try await inFlight.value
+        #expect(answer.status == 503 && answer.body.contains("shutting down"))
+        _ = upstream.gate.signal()
         try await upstream.stop()
     }
 }

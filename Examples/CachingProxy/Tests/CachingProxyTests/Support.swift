@@ -14,7 +14,7 @@ import Testing
 /// The upstream the tests' proxy fetches from, on 127.0.0.1, served by Hummingbird:
 ///
 /// - `/body/<key>?size=N&cc=…`: 200 with N bytes (10 by default) and the `Cache-Control` given;
-/// - `/status/<code>/<key>`: that status;
+/// - `/status/<code>/<key>?cc=…`: that status, with the `Cache-Control` given;
 /// - `/redirect/<key>?to=URL`: 302 to `URL`;
 /// - `/held/<key>`: answers 200 once the test opens ``gate`` for it.
 ///
@@ -53,10 +53,12 @@ final class Upstream: Sendable {
                 status: .ok, headers: headers,
                 body: ResponseBody(byteBuffer: ByteBuffer(repeating: UInt8(ascii: "b"), count: size)))
         }
-        router.get("status/:code/:key") { _, context -> Response in
+        router.get("status/:code/:key") { request, context -> Response in
             let code = try context.parameters.require("code", as: Int.self)
+            var headers = HTTPFields()
+            if let cacheControl = request.uri.queryParameters["cc"] { headers[.cacheControl] = String(cacheControl) }
             return Response(
-                status: HTTPResponse.Status(code: code),
+                status: HTTPResponse.Status(code: code), headers: headers,
                 body: ResponseBody(byteBuffer: ByteBuffer(string: "status \(code)")))
         }
         router.get("redirect/:key") { request, _ -> Response in
