@@ -99,6 +99,12 @@ final class Upstream: Sendable {
         try await running.value
     }
 
+    /// Lets every `/held` request through, those waiting and those to come: what a failed test
+    /// does before it stops the servers, whose shutdown waits for the requests they serve.
+    func releaseEveryHeldRequest() {
+        for _ in 0..<1_000 { _ = gate.signal() }
+    }
+
     enum UpstreamError: Error { case didNotStart }
 
     /// Counts each request by path, and the requests in progress.
@@ -173,6 +179,32 @@ struct RunningProxy: Sendable {
         try await client.shutdown()
         try await upstreamClient.shutdown()
     }
+}
+
+/// Runs `body` with an upstream and a proxy that allows it (its configuration changed by
+/// `change`), then stops both, whether `body` returned or threw: a test that fails leaves no
+/// server behind, and no request held at the upstream.
+func withProxy(
+    _ change: (inout ProxyConfiguration) -> Void = { _ in },
+    _ body: (Upstream, RunningProxy) async throws -> Void
+) async throws {
+    let upstream = try await Upstream.start()
+    do {
+        let proxy = try await RunningProxy.start(configuration(allowing: upstream, change))
+        do {
+            try await body(upstream, proxy)
+        } catch {
+            upstream.releaseEveryHeldRequest()
+            try? await proxy.stop()
+            throw error
+        }
+        try await proxy.stop()
+    } catch {
+        upstream.releaseEveryHeldRequest()
+        try? await upstream.stop()
+        throw error
+    }
+    try await upstream.stop()
 }
 
 /// The configuration the tests start from: `upstream` allowed, small limits.
