@@ -1,4 +1,5 @@
 import BatonFutures
+import BatonLocks
 import Testing
 
 /// The small parts of the API: each checked for the outcome it promises, success and failure.
@@ -74,5 +75,24 @@ struct SmallAPITests {
         #expect(other.future.isCancelled)
         #expect(cancelledUpstream.all == [1])
         #expect(adopting.future.isCancelled)
+    }
+
+    @Test("cancel(answering:) runs the cancellation handlers, and observers see the answer, not a cancellation")
+    func cancellingWithAnAnswer() throws {
+        struct Reason: Error, Equatable {}
+        let promise = Promise<Int>()
+        let stopped = Protected(0)
+        promise.onCancel { stopped.write { $0 += 1 } }
+        let seen = Protected<Result<Int, any Error>?>(nil)
+        promise.future.whenComplete { outcome in seen.write { $0 = outcome } }
+        #expect(promise.cancel(answering: .failure(Reason())))
+        #expect(stopped.value == 1)
+        #expect(throws: Reason.self) { try seen.value?.get() }
+        #expect(!promise.future.isCancelled)
+        // Completed already: a second cancel, or a cancel(answering:), changes nothing and stops nothing again.
+        #expect(!promise.cancel(answering: .success(1)))
+        promise.future.cancel()
+        #expect(stopped.value == 1)
+        #expect(throws: Reason.self) { try promise.future.result?.get() }
     }
 }
