@@ -317,8 +317,9 @@ public final class Fetcher {
         let ticket =
             retries.attempts == 1
             ? FetcherStateMachine.Ticket(request: request, method: method, isOnlyAttempt: true) : nil
-        let retried = ticket == nil ? Promise<URLResult>() : nil
-        let fetch = ticket?.promise.future ?? retried!.future
+        // With retries, the driver's outcome completes it once the call has started the fetch.
+        let promise = ticket?.promise ?? Promise<URLResult>()
+        let fetch = promise.future
         let taken = lock.withLock { machine.take(call, fetch: fetch, ticket: ticket) }
         if case .refused = taken {
             // Answered at once, which also lets go of its cancellation handler.
@@ -355,7 +356,7 @@ public final class Fetcher {
                 watch(ticket)
                 if admit == .send { send(ticket) }
             } else {
-                retried!.complete(with: perform(request, method: method, attempts: retries.attempts))
+                promise.complete(with: perform(request, method: method, attempts: retries.attempts))
             }
         }
         return call.promise.future
