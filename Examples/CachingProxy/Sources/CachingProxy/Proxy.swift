@@ -18,8 +18,12 @@ public enum CacheOutcome: String, Sendable {
 /// What the proxy answers a client: a status, the headers it sets, a body, and (for a body from
 /// an upstream) whether the cache had it.
 public struct ProxyAnswer: Sendable {
+    /// The HTTP status.
     public var status: Int
+    /// The headers the proxy sets besides `X-Cache` and `X-Request-Id`: the upstream's
+    /// `Content-Type`, or its own for an answer of its own, and `Retry-After` with a 503.
     public var headers: [(name: String, value: String)]
+    /// The body: the upstream's, or a line saying why.
     public var body: Data
     /// `hit` or `miss` for a body the proxy relays, sent as `X-Cache`; `nil` for an answer of the
     /// proxy's own (a refusal, an upstream failure).
@@ -35,7 +39,9 @@ public struct ProxyAnswer: Sendable {
 
 /// A body kept in the cache, with the content type it was served with.
 public struct CachedBody: Sendable {
+    /// The body, as the upstream sent it.
     public let data: Data
+    /// Its `Content-Type`, if the upstream sent one.
     public let contentType: String?
 }
 

@@ -56,10 +56,17 @@ private let xRequestID = HTTPField.Name("X-Request-Id")!
 ///
 /// So the group's `run()` returns within `drain` and a moment more, every request it took
 /// answered.
+///
+/// Thread safety: its parts may be used from any task; run ``group`` once.
 public struct ProxyService: Sendable {
+    /// The proxy the routes answer with.
     public let proxy: Proxy
+    /// What `/metrics` serves.
     public let registry: PrometheusCollectorRegistry
+    /// The reporter that samples the cache and the fetcher into `registry`.
     public let reporter: MetricsReporter
+    /// The services, in their shutdown order: run it, and trigger its graceful shutdown (or send
+    /// a signal it listens for) to stop.
     public let group: ServiceGroup
 
     /// - Parameters:

@@ -7,8 +7,11 @@ import Foundation
 /// `HTTP://127.0.0.1:9000/b?c` do; `http://127.0.0.1:9001/a`, `https://127.0.0.1:9000/a` and
 /// `http://localhost:9000/a` do not.
 public struct Origin: Hashable, Sendable, CustomStringConvertible {
+    /// `http` or `https`, in lower case.
     public let scheme: String
+    /// The host name or address, in lower case.
     public let host: String
+    /// The port, the scheme's default if the URL names none.
     public let port: Int
 
     /// The origin of `url`, or `nil` if it has none the proxy can fetch from: a scheme other
@@ -36,6 +39,8 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// How the proxy behaves: where it may fetch from, how much it holds, and how much it lets in.
+///
+/// A value: copies are independent, and it may be passed between threads.
 public struct ProxyConfiguration: Sendable {
     /// The origins the proxy fetches from; every other one is refused with 403.
     public var allowedOrigins: Set<Origin>
@@ -54,6 +59,8 @@ public struct ProxyConfiguration: Sendable {
     /// The most redirects followed, each within the allowed origins.
     public var maxRedirects: Int
 
+    /// A configuration; every limit is checked here, and a value out of range stops the
+    /// program with a message naming it.
     public init(
         allowedOrigins: Set<Origin>, cacheBytes: Int = 64 << 20, maxClientRequests: Int = 256,
         maxUpstreamRequests: Int = 32, maxBodyBytes: Int = 8 << 20, attemptTimeout: Duration = .seconds(10),
