@@ -162,6 +162,7 @@ public final class Proxy: Sendable {
                 logger.info("refused: shutting down", metadata: ["url": "\(current)", "reason": "\(error.reason)"])
                 return .problem(503, "the proxy is shutting down", headers: [("Retry-After", "1")])
             case .error(let error as URLError, _, _) where error.code == .dataLengthExceedsMaximum:
+                logger.warning("upstream body over the limit", metadata: ["url": "\(current)"])
                 return .problem(502, "the upstream body of \(current) is over \(configuration.maxBodyBytes) bytes")
             case .error(let error, _, _):
                 logger.warning("upstream failed", metadata: ["url": "\(current)", "error": "\(error)"])
@@ -181,6 +182,7 @@ public final class Proxy: Sendable {
                     continue
                 }
                 if HTTPStatusError(statusCode: status, data: data, response: response).isTransient {
+                    logger.warning("upstream failed", metadata: ["url": "\(current)", "status": "\(status)"])
                     return .problem(
                         502, "the upstream answered \(status) to \(current) after \(configuration.attempts) attempt(s)")
                 }

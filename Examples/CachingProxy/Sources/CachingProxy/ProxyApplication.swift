@@ -45,13 +45,13 @@ private let xRequestID = HTTPField.Name("X-Request-Id")!
 /// The whole service: the proxy's routes served on `host`:`port`, the fetcher and a metrics
 /// reporter, in one swift-service-lifecycle `ServiceGroup`.
 ///
-/// On graceful shutdown (SIGTERM or SIGINT, or ``ServiceGroup/triggerGracefulShutdown()``) the
-/// services stop in this order:
-/// 1. the fetcher (`FetcherService`): it refuses new upstream requests at once (those clients
-///    get 503 with `Retry-After`; cached bodies are still served), gives the ones in flight
-///    `drain` to be answered, then cuts them off (503);
-/// 2. the HTTP server: it stops accepting connections and answers what it has taken, which no
-///    longer waits for any upstream;
+/// On graceful shutdown (SIGTERM or SIGINT, or ``ServiceGroup/triggerGracefulShutdown()``):
+/// 1. the HTTP server stops accepting connections at once, closes its idle ones, and answers the
+///    requests it has taken, each as it would have before (a miss still fetches its upstream, with
+///    its retries), closing each connection after its answer;
+/// 2. if some are still waiting for an upstream when `drain` has passed, the fetcher cuts them off:
+///    they are answered 503 with `Retry-After`. Once the server has answered everything it took, the
+///    fetcher shuts down at once, without waiting out the drain;
 /// 3. the reporter, which reports once more.
 ///
 /// So the group's `run()` returns within `drain` and a moment more, every request it took
@@ -94,13 +94,51 @@ public struct ProxyService: Sendable {
             router: makeRouter(proxy: proxy, registry: registry),
             configuration: .init(address: .hostname(host, port: port), serverName: "caching-proxy"),
             onServerRunning: onServerRunning, logger: logger)
-        // Shut down last first: the fetcher, then the server, then the reporter.
+        // The group shuts down last first: the server and the fetcher together, then the reporter.
         group = ServiceGroup(
             configuration: .init(
                 services: [
-                    .init(service: reporter), .init(service: application),
-                    .init(service: FetcherService(proxy.fetcher, gracePeriod: drain)),
+                    .init(service: reporter),
+                    .init(service: DrainingServer(server: application, fetcher: proxy.fetcher, drain: drain)),
                 ],
                 gracefulShutdownSignals: signals, cancellationSignals: [], logger: logger))
+    }
+}
+
+/// The HTTP server and the fetcher its requests use, as one service: a graceful shutdown reaches
+/// both at once. In a `ServiceGroup` of their own two services would shut down one after the other,
+/// and neither order drains: the fetcher first would refuse the upstream requests of clients the
+/// server still takes; the server first would wait for requests the fetcher does not yet bound.
+///
+/// Here the server stops accepting at once and answers what it took; the fetcher serves those
+/// requests as usual for `drain`, then cuts off what is left. The service returns when the server
+/// has answered everything, the fetcher shut down.
+struct DrainingServer: Service {
+    let server: any Service
+    let fetcher: Fetcher
+    let drain: Duration
+
+    func run() async throws {
+        // Both children see the group's graceful shutdown: it is a task-local their tasks inherit.
+        try await withThrowingTaskGroup(of: Bool.self) { children in
+            children.addTask {
+                try await server.run()
+                return true
+            }
+            children.addTask {
+                // Until the shutdown begins (or this task is cancelled), then for the drain; the
+                // server's end cancels the wait, and so cuts the drain short.
+                try? await gracefulShutdown()
+                try? await Task.sleep(for: drain)
+                await fetcher.shutDown(gracePeriod: .zero)
+                return false
+            }
+            // The server ends once every connection it took is closed, each request answered (or
+            // when it fails); the fetcher then has nothing to wait for. The fetcher's end, when the
+            // drain is over, leaves the server to write the answers of the requests it cut off.
+            while let serverEnded = try await children.next() {
+                if serverEnded { children.cancelAll() }
+            }
+        }
     }
 }

@@ -123,6 +123,10 @@ import Testing
                 #expect(answer.status == 200 && answer.body == "released")
             }
             #expect(upstream.serving.most == 2)
+            // Each answered request gave its place back: the next one is handled, not shed.
+            #expect(proxy.service.proxy.requestsInFlight == 0)
+            let next = try await proxy.fetch(upstream.url("/body/after"))
+            #expect(next.status == 200)
         }
     }
 
@@ -159,34 +163,66 @@ import Testing
         }
     }
 
-    @Test func aGracefulShutdownAnswersWhatIsInFlightAndRefusesNewUpstreamRequests() async throws {
+    @Test func aGracefulShutdownStopsAcceptingAtOnceAndAnswersWhatIsInFlightInFull() async throws {
         let upstream = try await Upstream.start()
-        let proxy = try await RunningProxy.start(configuration(allowing: upstream), drain: .seconds(30))
-        let cached = upstream.url("/body/cached?cc=max-age=60")
-        _ = try await proxy.fetch(cached)
+        // A drain far longer than the test may take: the service must stop once it has answered
+        // what it took, not when the drain is over.
+        let proxy = try await RunningProxy.start(configuration(allowing: upstream), drain: .seconds(3_600))
         let inFlight = Task { try await proxy.fetch(upstream.url("/held/drain")) }
         try await waitUntil("the request is held at the upstream") { upstream.serving.now == 1 }
-        let stopping = Task { try await proxy.stop() }
-        try await waitUntil("the fetcher refuses new requests") { proxy.service.proxy.fetcher.isShutDown }
-        let refused = try await proxy.fetch(upstream.url("/body/late"))
-        #expect(refused.status == 503 && refused.body.contains("shutting down"))
-        let fromCache = try await proxy.fetch(cached)
-        #expect(fromCache.status == 200 && fromCache.headers["X-Cache"] == ["hit"])
+        #expect(await proxy.acceptsConnections())
+        let stopped = Protected(false)
+        let stopping = Task {
+            try await proxy.stop()
+            stopped.write { $0 = true }
+        }
+        try await waitUntil("the server refuses new connections") { await !proxy.acceptsConnections() }
+        // The request it took is served as before the shutdown: its fetch is not cut off.
+        #expect(!proxy.service.proxy.fetcher.isShutDown)
         _ = upstream.gate.signal()
         let answered = try await inFlight.value
         #expect(answered.status == 200 && answered.body == "released")
+        try await waitUntil("the service stops, without waiting out the drain") { stopped.value }
         try await stopping.value
+        #expect(proxy.service.proxy.fetcher.isShutDown)
+        let requests = proxy.service.proxy.requestsTaken
+        #expect(requests.taken == 1 && requests.answered == 1)
         try await upstream.stop()
     }
 }
 
 extension ProxyTests {
+    @Test func everyAnswerCarriesTheRequestIdItsLogLinesCarry() async throws {
+        let upstream = try await Upstream.start()
+        let logs = LogLines()
+        let proxy = try await RunningProxy.start(configuration(allowing: upstream), logger: logs.logger)
+        let failed = try await proxy.fetch(upstream.url("/status/503/logged"))
+        let refused = try await proxy.get("/fetch")
+        let served = try await proxy.fetch(upstream.url("/body/logged"))
+        try await proxy.stop()
+        try await upstream.stop()
+        let ids = [failed, refused, served].map { $0.headers["X-Request-Id"].first ?? "" }
+        #expect(ids.allSatisfy { !$0.isEmpty } && Set(ids).count == 3, "\(ids)")
+        #expect(failed.status == 502 && logs.requestIDs(of: "upstream failed") == [ids[0]])
+    }
+
     @Test func aRequestStillInFlightWhenTheDrainEndsIsAnswered503() async throws {
         let upstream = try await Upstream.start()
         let proxy = try await RunningProxy.start(configuration(allowing: upstream), drain: .zero)
         let inFlight = Task { try await proxy.fetch(upstream.url("/held/cut")) }
         try await waitUntil("the request is held at the upstream") { upstream.serving.now == 1 }
-        try await proxy.stop()
+        let stopped = Protected(false)
+        let stopping = Task {
+            try await proxy.stop()
+            stopped.write { $0 = true }
+        }
+        do {
+            try await waitUntil("the service stops at the end of the drain") { stopped.value }
+        } catch {
+            _ = upstream.gate.signal()
+            throw error
+        }
+        try await stopping.value
         let answer = try await inFlight.value
         #expect(answer.status == 503 && answer.body.contains("shutting down"))
         _ = upstream.gate.signal()
@@ -195,9 +231,9 @@ extension ProxyTests {
 }
 
 /// Waits until `condition` holds, checking every millisecond; fails by name after 30 seconds.
-func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+func waitUntil(_ what: String, _ condition: () async -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(30)
-    while !condition() {
+    while await !condition() {
         guard ContinuousClock.now < deadline else {
             Issue.record("timed out waiting until \(what)")
             throw CancellationError()

@@ -7,6 +7,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import Prometheus
 import ServiceLifecycle
 import Testing
@@ -134,11 +135,11 @@ struct RunningProxy: Sendable {
     private let client: HTTPClient
     private let running: Task<Void, any Error>
 
-    static func start(_ configuration: ProxyConfiguration, drain: Duration = .seconds(30)) async throws -> RunningProxy
-    {
+    static func start(
+        _ configuration: ProxyConfiguration, drain: Duration = .seconds(30), logger: Logger = Logger(label: "proxy")
+    ) async throws -> RunningProxy {
         let upstreamClient = Proxy.makeClient(for: configuration)
         let registry = PrometheusCollectorRegistry()
-        let logger = Logger(label: "proxy")
         let proxy = Proxy(
             configuration: configuration, client: upstreamClient, metrics: PrometheusMetricsFactory(registry: registry),
             logger: logger)
@@ -171,6 +172,18 @@ struct RunningProxy: Sendable {
     /// What the proxy answers `GET /fetch?url=` with `target` percent-encoded.
     func fetch(_ target: String) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
         try await get("/fetch?url=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+    }
+
+    /// Whether the proxy accepts a TCP connection now (closed again at once).
+    func acceptsConnections() async -> Bool {
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port).get()
+            try? await channel.close()
+            return true
+        } catch {
+            return false
+        }
     }
 
     func stop() async throws {
@@ -216,4 +229,38 @@ func configuration(allowing upstream: Upstream, _ change: (inout ProxyConfigurat
         maxUpstreamRequests: 4, maxBodyBytes: 64 << 10, attemptTimeout: .seconds(20), attempts: 2)
     change(&configuration)
     return configuration
+}
+
+/// The log lines a logger writes, each as its message and its request id (`hb.request.id`, which
+/// Hummingbird puts on each request's logger), kept for a test to read.
+final class LogLines: Sendable {
+    private let lines = Protected<[(message: String, requestID: String?)]>([])
+
+    /// A logger at `.info` whose lines are kept here.
+    var logger: Logger {
+        var logger = Logger(label: "proxy") { _ in Handler(lines: self) }
+        logger.logLevel = .info
+        return logger
+    }
+
+    /// The request ids of the lines whose message is `message`.
+    func requestIDs(of message: String) -> [String?] {
+        lines.read { $0.filter { $0.message == message }.map(\.requestID) }
+    }
+
+    private struct Handler: LogHandler {
+        let lines: LogLines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .info
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let requestID = (event.metadata?["hb.request.id"] ?? metadata["hb.request.id"]).map { "\($0)" }
+            lines.lines.write { $0.append((event.message.description, requestID)) }
+        }
+    }
 }
