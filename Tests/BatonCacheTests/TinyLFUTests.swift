@@ -258,6 +258,64 @@ struct FrequencySketchTests {
         #expect(!sketch.isDueForAging)
     }
 
+    @Test("A key's four counters are one a row in one cache line, and keys spread over every block and counter")
+    func oneCacheLineAKey() {
+        // Sketches of several sizes: malloc alone would align some of them to 64 bytes by chance.
+        let sketches = [16, 64, 100, 1_000, 5_000, 20_000, 70_000, 300_000].map { FrequencySketch(capacity: $0) }
+        defer { for sketch in sketches { sketch.deallocate() } }
+        for sketch in sketches {
+            #expect(Int(bitPattern: sketch.counters.base) % 64 == 0, "capacity \(sketch.capacity)")
+        }
+        let sketch = sketches[1]
+        #expect(sketch.counterCount == 64 * 8 * 4)
+        var blocks = Set<Int>()
+        var places = [Set<Int>](repeating: [], count: 4)
+        var separate = true
+        // Hashes that share their low bits, as the keys of one shard do.
+        for hash in (0..<4_096).map({ $0 << 6 }) {
+            let (a, b, c, d) = sketch.positions(hash)
+            let positions = [a, b, c, d]
+            separate = separate && positions.map { $0 / 64 } == Array(repeating: a / 64, count: 4)
+            separate = separate && positions.map { $0 % 64 / 16 } == [0, 1, 2, 3]
+            blocks.insert(a / 64)
+            for (row, position) in positions.enumerated() { places[row].insert(position % 16) }
+        }
+        #expect(separate, "some key's counters leave its block or share a row")
+        #expect(blocks.count == sketch.counterCount / 64)
+        #expect(places.allSatisfy { $0.count == 16 })
+    }
+
+    @Test("Ageing halves each counter on its own, whatever its neighbours hold")
+    func ageingEachCounter() {
+        let sketch = FrequencySketch(capacity: 16)
+        defer { sketch.deallocate() }
+        // Every value from 0 to 15 beside every other, odd ones included, whose low bit a
+        // shifted word would carry into the counter below.
+        let values = (0..<sketch.counterCount).map { position -> UInt8 in
+            let value: Int = (position * 7 + position / 16) % 16
+            return UInt8(value)
+        }
+        for (position, value) in values.enumerated() { sketch.counters.store(value, at: position) }
+        sketch.age()
+        let aged = (0..<sketch.counterCount).map { sketch.counters.load($0) }
+        #expect(aged == values.map { $0 >> 1 })
+    }
+
+    @Test("Growing makes each new block a copy of the old block it folds onto")
+    func growingCopiesEveryBlock() {
+        var sketch = FrequencySketch(capacity: 16)
+        let old = (0..<sketch.counterCount).map { position -> UInt8 in
+            let value: Int = (position * 5 + position / 64) % 16
+            return UInt8(value)
+        }
+        for (position, value) in old.enumerated() { sketch.counters.store(value, at: position) }
+        sketch = sketch.grown(toHold: 70)
+        defer { sketch.deallocate() }
+        #expect(sketch.capacity == 128 && sketch.counterCount == 8 * old.count)
+        let grown = (0..<sketch.counterCount).map { sketch.counters.load($0) }
+        #expect(grown == (0..<sketch.counterCount).map { old[$0 % old.count] })
+    }
+
     @Test("Growing keeps every estimate")
     func growing() {
         var sketch = FrequencySketch(capacity: 16)

@@ -16,10 +16,15 @@ struct AtomicSlots<Element: AtomicValue> where Element.AtomicRepresentation.Valu
     @usableFromInline let base: UnsafeMutablePointer<UnsafeAtomic<Element>.Storage>
     @usableFromInline let capacity: Int
 
+    /// `capacity` slots holding `initial`, the first at an address that is a multiple of
+    /// `alignment` (a power of two; the element's own alignment by default).
     @usableFromInline
-    init(capacity: Int, initial: Element) {
+    init(capacity: Int, initial: Element, alignment: Int = MemoryLayout<UnsafeAtomic<Element>.Storage>.alignment) {
         self.capacity = capacity
-        base = .allocate(capacity: capacity)
+        base = UnsafeMutableRawPointer.allocate(
+            byteCount: MemoryLayout<UnsafeAtomic<Element>.Storage>.stride * capacity,
+            alignment: max(alignment, MemoryLayout<UnsafeAtomic<Element>.Storage>.alignment)
+        ).bindMemory(to: UnsafeAtomic<Element>.Storage.self, capacity: capacity)
         for index in 0..<capacity {
             (base + index).initialize(to: UnsafeAtomic<Element>.Storage(initial))
         }
@@ -51,7 +56,7 @@ struct AtomicSlots<Element: AtomicValue> where Element.AtomicRepresentation.Valu
     @usableFromInline
     func deallocate() {
         base.deinitialize(count: capacity)
-        base.deallocate()
+        UnsafeMutableRawPointer(base).deallocate()
     }
 }
 
