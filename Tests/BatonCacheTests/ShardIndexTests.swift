@@ -72,6 +72,23 @@ struct ShardIndexTests {
         #expect(visited == model.count)
     }
 
+    /// A table allowed to fill would make the probe for an absent key go round it for ever; the
+    /// load is checked after each insert, which itself never probes for the key, so a table
+    /// that grows too late fails here by name instead of hanging a later lookup.
+    @Test("the table grows before three quarters of its buckets are full")
+    func growsBeforeThreeQuartersFull() {
+        var index = ShardIndex<CollidingKey, Int>()
+        defer { index.deallocate() }
+        var problems: [String] = []
+        for id in 0..<1_000 where problems.isEmpty {
+            let key = CollidingKey(id: id, bucket: id)
+            index.insert(key, hash: key.hashValue, value: id, slot: Int32(id))
+            problems = index.invariantViolations().map { "after \(id + 1) inserts: \($0)" }
+        }
+        #expect(problems == [])
+        #expect(index.count == 1_000)
+    }
+
     @Test("an absent key is a miss, in an empty table and in a full run of colliding hashes")
     func absentKeysMiss() {
         var index = ShardIndex<CollidingKey, Int>()
