@@ -171,19 +171,15 @@ import Testing
         let inFlight = Task { try await proxy.fetch(upstream.url("/held/drain")) }
         try await waitUntil("the request is held at the upstream") { upstream.serving.now == 1 }
         #expect(await proxy.acceptsConnections())
-        let stopped = Protected(false)
-        let stopping = Task {
-            try await proxy.stop()
-            stopped.write { $0 = true }
-        }
+        let stopping = proxy.stopInBackground()
         try await waitUntil("the server refuses new connections") { await !proxy.acceptsConnections() }
         // The request it took is served as before the shutdown: its fetch is not cut off.
         #expect(!proxy.service.proxy.fetcher.isShutDown)
         _ = upstream.gate.signal()
         let answered = try await inFlight.value
         #expect(answered.status == 200 && answered.body == "released")
-        try await waitUntil("the service stops, without waiting out the drain") { stopped.value }
-        try await stopping.value
+        try await waitUntil("the service stops, without waiting out the drain") { stopping.ended.value }
+        try await stopping.task.value
         #expect(proxy.service.proxy.fetcher.isShutDown)
         let requests = proxy.service.proxy.requestsTaken
         #expect(requests.taken == 1 && requests.answered == 1)
@@ -211,18 +207,14 @@ extension ProxyTests {
         let proxy = try await RunningProxy.start(configuration(allowing: upstream), drain: .zero)
         let inFlight = Task { try await proxy.fetch(upstream.url("/held/cut")) }
         try await waitUntil("the request is held at the upstream") { upstream.serving.now == 1 }
-        let stopped = Protected(false)
-        let stopping = Task {
-            try await proxy.stop()
-            stopped.write { $0 = true }
-        }
+        let stopping = proxy.stopInBackground()
         do {
-            try await waitUntil("the service stops at the end of the drain") { stopped.value }
+            try await waitUntil("the service stops at the end of the drain") { stopping.ended.value }
         } catch {
             _ = upstream.gate.signal()
             throw error
         }
-        try await stopping.value
+        try await stopping.task.value
         let answer = try await inFlight.value
         #expect(answer.status == 503 && answer.body.contains("shutting down"))
         _ = upstream.gate.signal()

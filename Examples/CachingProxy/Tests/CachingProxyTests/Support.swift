@@ -186,6 +186,23 @@ struct RunningProxy: Sendable {
         }
     }
 
+    /// Begins ``stop()`` in a task of its own: a test then waits, bounded, until ``Stopping/ended``.
+    func stopInBackground() -> Stopping {
+        let ended = Protected(false)
+        let task = Task {
+            try await stop()
+            ended.write { $0 = true }
+        }
+        return Stopping(ended: ended, task: task)
+    }
+
+    /// A ``stop()`` under way.
+    struct Stopping: Sendable {
+        /// Set once the service has stopped and the clients are shut down.
+        let ended: Protected<Bool>
+        let task: Task<Void, any Error>
+    }
+
     func stop() async throws {
         await service.group.triggerGracefulShutdown()
         try await running.value
