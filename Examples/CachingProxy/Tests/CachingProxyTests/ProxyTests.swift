@@ -171,8 +171,12 @@ import Testing
         let inFlight = Task { try await proxy.fetch(upstream.url("/held/drain")) }
         try await waitUntil("the request is held at the upstream") { upstream.serving.now == 1 }
         #expect(await proxy.acceptsConnections())
+        let idle = try await proxy.idleConnection()
+        #expect(idle.isActive)
         let stopping = proxy.stopInBackground()
         try await waitUntil("the server refuses new connections") { await !proxy.acceptsConnections() }
+        // An idle client does not hold the shutdown: the server closes its connection.
+        try await waitUntil("the server closes the idle connection") { !idle.isActive }
         // The request it took is served as before the shutdown: its fetch is not cut off.
         #expect(!proxy.service.proxy.fetcher.isShutDown)
         _ = upstream.gate.signal()

@@ -186,6 +186,12 @@ struct RunningProxy: Sendable {
         }
     }
 
+    /// A TCP connection to the proxy on which nothing is sent: an idle client.
+    func idleConnection() async throws -> any Channel {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port).get()
+    }
+
     /// Begins ``stop()`` in a task of its own: a test then waits, bounded, until ``Stopping/ended``.
     func stopInBackground() -> Stopping {
         let ended = Protected(false)
