@@ -93,4 +93,17 @@ struct CacheStatisticsTests {
         _ = cache.value(forKey: "c") { 3 }  // a miss, then stored
         #expect(cache.statistics.hitRatio == 0.6)
     }
+
+    @Test("a snapshot made by hand starts every counter at zero, and each argument sets its own counter")
+    func madeByHand() {
+        let fields: [KeyPath<CacheStatistics, Int>] = [
+            \.hits, \.misses, \.insertions, \.evictions, \.expirations, \.removals,
+        ]
+        func counters(_ statistics: CacheStatistics) -> [Int] { fields.map { statistics[keyPath: $0] } }
+        #expect(counters(CacheStatistics()) == [0, 0, 0, 0, 0, 0])
+        #expect(CacheStatistics().lookups == 0 && CacheStatistics().hitRatio == 0)
+        let made = CacheStatistics(hits: 1, misses: 2, insertions: 3, evictions: 4, expirations: 5, removals: 6)
+        #expect(counters(made) == [1, 2, 3, 4, 5, 6])
+        #expect(counters(CacheStatistics(misses: 2)) == [0, 2, 0, 0, 0, 0])
+    }
 }

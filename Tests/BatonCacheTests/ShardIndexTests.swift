@@ -75,6 +75,23 @@ struct ShardIndexTests {
     /// A table allowed to fill would make the probe for an absent key go round it for ever; the
     /// load is checked after each insert, which itself never probes for the key, so a table
     /// that grows too late fails here by name instead of hanging a later lookup.
+    /// A bucket is the stored hash, the slot, the key and the value, each at the next offset its
+    /// alignment allows: no padding beyond that, so as many buckets as can share a cache line do.
+    @Test("a bucket holds the hash, the slot, the key and the value with no padding beyond their alignment")
+    func bucketsArePacked() {
+        #expect(ShardIndex<Int, Int>.roundedUp(16, 8) == 16)
+        #expect(ShardIndex<Int, Int>.roundedUp(12, 8) == 16)
+        #expect(ShardIndex<Int, Int>.roundedUp(13, 1) == 13)
+        // hash 0..<8, slot 8..<12, key 16..<24, value 24..<32.
+        #expect(ShardIndex<Int, Int>.keyOffset == 16)
+        #expect(ShardIndex<Int, Int>.valueOffset == 24)
+        #expect(ShardIndex<Int, Int>.stride == 32)
+        // hash 0..<8, slot 8..<12, key 12, value 13, then up to the hash's alignment.
+        #expect(ShardIndex<UInt8, UInt8>.keyOffset == 12)
+        #expect(ShardIndex<UInt8, UInt8>.valueOffset == 13)
+        #expect(ShardIndex<UInt8, UInt8>.stride == 16)
+    }
+
     @Test("the table grows before three quarters of its buckets are full")
     func growsBeforeThreeQuartersFull() {
         var index = ShardIndex<CollidingKey, Int>()

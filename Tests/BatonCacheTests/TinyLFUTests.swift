@@ -253,9 +253,48 @@ struct FrequencySketchTests {
         // Collisions with the keys counted since may have raised 42's estimate a little.
         let before = sketch.estimate(42)
         #expect(before >= 12)
+        let samples = sketch.samples.load(0)
         sketch.age()
         #expect(sketch.estimate(42) == before / 2)
+        #expect(sketch.samples.load(0) == samples / 2)
         #expect(!sketch.isDueForAging)
+    }
+
+    @Test("Ageing takes a lone 1 to 0, in the first counter of a word as in any other")
+    func ageingALoneOne() {
+        let sketch = FrequencySketch(capacity: 16)
+        defer { sketch.deallocate() }
+        for position in [0, 9, sketch.counterCount - 1] {
+            for other in 0..<sketch.counterCount { sketch.counters.store(0, at: other) }
+            sketch.counters.store(1, at: position)
+            sketch.age()
+            #expect(
+                (0..<sketch.counterCount).allSatisfy { sketch.counters.load($0) == 0 }, "a 1 at \(position) survived")
+        }
+    }
+
+    /// The samples that make the sketch due for ageing count the increments that raised some
+    /// counter: one raised counter of four is enough, none (all four saturated) is no sample.
+    @Test("An increment is a sample when it raises any one of its key's four counters, and none when all are saturated")
+    func samplesCountAnyRaise() {
+        let sketch = FrequencySketch(capacity: 16)
+        defer { sketch.deallocate() }
+        let hash = 12_345
+        let (a, b, c, d) = sketch.positions(hash)
+        let positions = [a, b, c, d]
+        for open in 0..<4 {
+            for (row, position) in positions.enumerated() {
+                sketch.counters.store(row == open ? 3 : FrequencySketch.maximum, at: position)
+            }
+            let before = sketch.samples.load(0)
+            sketch.increment(hash)
+            #expect(sketch.samples.load(0) == before + 1, "only row \(open) could be raised")
+            #expect(sketch.counters.load(positions[open]) == 4)
+        }
+        for position in positions { sketch.counters.store(FrequencySketch.maximum, at: position) }
+        let before = sketch.samples.load(0)
+        sketch.increment(hash)
+        #expect(sketch.samples.load(0) == before)
     }
 
     @Test("A key's four counters are one a row in one cache line, and keys spread over every block and counter")
@@ -323,9 +362,13 @@ struct FrequencySketchTests {
             for _ in 0..<(hash % 7) { sketch.increment(hash) }
         }
         let before = (0..<16).map { sketch.estimate($0) }
+        let samples = sketch.samples.load(0)
+        #expect(samples > 0)
         sketch = sketch.grown(toHold: 100)
         defer { sketch.deallocate() }
         #expect(sketch.capacity == 128)
         #expect((0..<16).map { sketch.estimate($0) } == before)
+        // The increments counted so far still count towards the next ageing.
+        #expect(sketch.samples.load(0) == samples)
     }
 }

@@ -73,7 +73,7 @@ final class CacheBudget {
     /// Takes room for `count` more entries (0 or 1) costing `cost`, or says which limit it
     /// would break (and takes nothing).
     @inlinable
-    func reserve(count: Int = 1, cost: Int) -> Reservation {
+    func reserve(count: Int, cost: Int) -> Reservation {
         if count != 0 && !Self.reserve(count, in: countWord, limit: admittedCountLimit) { return .countExceeded }
         if cost != 0 && !Self.reserve(cost, in: costWord, limit: admittedCostLimit) {
             if count != 0 { countWord.wrappingDecrement(by: count, ordering: .relaxed) }
