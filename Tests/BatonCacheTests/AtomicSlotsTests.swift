@@ -1,3 +1,4 @@
+import Atomics
 import Testing
 
 @testable import BatonCache
@@ -17,24 +18,32 @@ struct AtomicSlotsTests {
         #expect(slots.load(1) == 5)
     }
 
-    /// Each thread raises the one slot through a sequence of its own, interleaved with the
-    /// others', so that a compare-and-exchange often finds another thread's value there: the
-    /// loser must retry from the value it found. A loser that retried from its stale value would
-    /// fail for ever, and the bounded join names it.
-    @Test("threads raising one slot at once leave the largest value, and none spins on a stale value")
-    func racingRaisesKeepTheLargest() async {
+    /// One thread raises the slot while another keeps storing values into it that it never held
+    /// before, so the raising thread's compare-and-exchange often finds a value it did not read:
+    /// it must retry from the value it found. A raise that retried from its stale value would
+    /// fail for ever (the slot never holds that value again), and the bounded join names it.
+    @Test("a raise whose exchange finds another value retries from that value, and ends")
+    func aRaiseRetriesFromTheValueItFound() async {
         let slots = AtomicSlots<Int64>(capacity: 1, initial: 0)
         defer { slots.deallocate() }
-        let threads = 4
-        let perThread = 50_000
-        let bodies: [@Sendable () -> Void] = (0..<threads).map { thread in
-            {
-                for step in 0..<perThread {
-                    slots.raise(to: Int64(step * threads + thread + 1), at: 0)
-                }
-            }
-        }
-        #expect(await raceThreads(bodies, timeout: .seconds(30)), "a raise did not finish: it spins on a stale value")
-        #expect(slots.load(0) == Int64(perThread * threads))
+        let raises: Int64 = 200_000
+        let raised = ManagedAtomic(false)
+        let finished = await raceThreads(
+            [
+                {
+                    for value in 1...raises { slots.raise(to: value, at: 0) }
+                    raised.store(true, ordering: .releasing)
+                },
+                {
+                    var next: Int64 = -1
+                    while !raised.load(ordering: .acquiring) {
+                        slots.store(next, at: 0)
+                        next -= 1
+                    }
+                },
+            ], timeout: .seconds(30))
+        #expect(finished, "a raise did not end: it retries from a value the slot no longer holds")
+        slots.raise(to: raises + 1, at: 0)
+        #expect(slots.load(0) == raises + 1)
     }
 }
