@@ -18,32 +18,34 @@ struct AtomicSlotsTests {
         #expect(slots.load(1) == 5)
     }
 
-    /// One thread raises the slot while another keeps storing values into it that it never held
-    /// before, so the raising thread's compare-and-exchange often finds a value it did not read:
-    /// it must retry from the value it found. A raise that retried from its stale value would
-    /// fail for ever (the slot never holds that value again), and the bounded join names it.
+    /// One thread keeps raising the slot while another stores a million values into it that it
+    /// never held before, so the raising thread's compare-and-exchange often finds a value it did
+    /// not read: it must retry from the value it found. A raise that retried from its stale value
+    /// would fail for ever (the slot never holds that value again), and the bounded join names it.
     @Test("a raise whose exchange finds another value retries from that value, and ends")
     func aRaiseRetriesFromTheValueItFound() async {
         let slots = AtomicSlots<Int64>(capacity: 1, initial: 0)
         defer { slots.deallocate() }
-        let raises: Int64 = 200_000
-        let raised = ManagedAtomic(false)
+        let storing = ManagedAtomic(true)
+        let highest = ManagedAtomic<Int64>(0)
         let finished = await raceThreads(
             [
                 {
-                    for value in 1...raises { slots.raise(to: value, at: 0) }
-                    raised.store(true, ordering: .releasing)
+                    var value: Int64 = 0
+                    while storing.load(ordering: .acquiring) {
+                        value += 1
+                        slots.raise(to: value, at: 0)
+                    }
+                    highest.store(value, ordering: .relaxed)
                 },
                 {
-                    var next: Int64 = -1
-                    while !raised.load(ordering: .acquiring) {
-                        slots.store(next, at: 0)
-                        next -= 1
-                    }
+                    for next in 1...1_000_000 { slots.store(-Int64(next), at: 0) }
+                    storing.store(false, ordering: .releasing)
                 },
             ], timeout: .seconds(30))
         #expect(finished, "a raise did not end: it retries from a value the slot no longer holds")
-        slots.raise(to: raises + 1, at: 0)
-        #expect(slots.load(0) == raises + 1)
+        let last = highest.load(ordering: .relaxed)
+        slots.raise(to: last + 1, at: 0)
+        #expect(slots.load(0) == last + 1)
     }
 }
