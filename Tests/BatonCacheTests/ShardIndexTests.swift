@@ -72,9 +72,6 @@ struct ShardIndexTests {
         #expect(visited == model.count)
     }
 
-    /// A table allowed to fill would make the probe for an absent key go round it for ever; the
-    /// load is checked after each insert, which itself never probes for the key, so a table
-    /// that grows too late fails here by name instead of hanging a later lookup.
     /// A bucket is the stored hash, the slot, the key and the value, each at the next offset its
     /// alignment allows: no padding beyond that, so as many buckets as can share a cache line do.
     @Test("a bucket holds the hash, the slot, the key and the value with no padding beyond their alignment")
@@ -92,6 +89,9 @@ struct ShardIndexTests {
         #expect(ShardIndex<UInt8, UInt8>.stride == 16)
     }
 
+    /// A table allowed to fill would make the probe for an absent key go round it for ever; the
+    /// load is checked after each insert, which itself never probes for the key, so a table
+    /// that grows too late fails here by name instead of hanging a later lookup.
     @Test("the table grows before three quarters of its buckets are full")
     func growsBeforeThreeQuartersFull() {
         var index = ShardIndex<CollidingKey, Int>()
@@ -104,6 +104,27 @@ struct ShardIndexTests {
         }
         #expect(problems == [])
         #expect(index.count == 1_000)
+    }
+
+    @Test("the table fills to exactly three quarters, and grows at the insert that would pass it")
+    func growsAtTheInsertThatPassesThreeQuarters() {
+        var index = ShardIndex<Int, Int>()
+        defer { index.deallocate() }
+        #expect(index.mask + 1 == ShardIndex<Int, Int>.minimumBuckets)
+        for key in 0..<6 { index.insert(key, hash: key.hashValue, value: key, slot: Int32(key)) }
+        #expect(index.mask + 1 == 8, "six entries in eight buckets is three quarters, not past it")
+        index.insert(6, hash: 6.hashValue, value: 6, slot: 6)
+        #expect(index.mask + 1 == 16)
+    }
+
+    @Test("a slot past the end of the slot map holds no entry")
+    func aSlotPastTheMapIsEmpty() {
+        var index = ShardIndex<Int, Int>()
+        defer { index.deallocate() }
+        index.insert(1, hash: 1.hashValue, value: 1, slot: 0)
+        #expect(index.hasEntry(inSlot: 0))
+        #expect(!index.hasEntry(inSlot: 1))
+        #expect(!index.hasEntry(inSlot: Int32(index.slotCapacity)))
     }
 
     @Test("an absent key is a miss, in an empty table and in a full run of colliding hashes")
