@@ -28,6 +28,29 @@ struct BackgroundExpiryTests {
         #expect(cache.invariantViolations().isEmpty)
     }
 
+    /// A write sweeps its shard when the spacing has passed since the last write that swept (the
+    /// first write that can expire anything sweeps at once), not on every write.
+    @Test("A write sweeps once the spacing since the last sweep has passed, exactly then, and not before")
+    func writesSweepOnceASpacing() {
+        let clock = ManualClock()
+        let cache = MemoryCache<Int, Int>(shardCount: 1, clock: clock.cacheClock)
+        cache.holdBackgroundSweep()
+        let spacing = Duration.nanoseconds(writeSweepSpacing)
+        clock.advance(by: .seconds(1))
+        cache.setValue(0, forKey: 0, timeToLive: .nanoseconds(1))  // sweeps: the next one is due a spacing on
+        clock.advance(by: spacing - .nanoseconds(1))
+        cache[1] = 1  // 0 has expired, but the spacing has not passed
+        #expect(cache.count == 2 && cache.statistics.expirations == 0)
+        clock.advance(by: .nanoseconds(1))
+        cache[2] = 2  // exactly a spacing after the last sweep
+        #expect(cache.count == 2 && cache.statistics.expirations == 1)
+        cache.setValue(3, forKey: 3, timeToLive: .nanoseconds(1))
+        clock.advance(by: .nanoseconds(2))
+        cache[4] = 4  // 3 has expired; the last sweep was two nanoseconds ago
+        #expect(cache.count == 4 && cache.statistics.expirations == 1)
+        #expect(cache.invariantViolations().isEmpty)
+    }
+
     @Test("removeExpired releases exactly the expired entries, whatever their lifetimes")
     func removeExpiredWithMixedLifetimes() {
         let clock = ManualClock()

@@ -45,6 +45,26 @@ struct EvictionOrderTests {
         #expect(run(.lru) == ["B", "C", "E", "A"])
     }
 
+    /// A write that replaces a live entry's value uses the entry as a hit does: SIEVE sets its
+    /// visited bit (the hand passes it over once), LRU moves it to the front. A, B, C, then A
+    /// rewritten, then D: both evict B, where a rewrite that did not count would leave A, the
+    /// oldest, to go.
+    @Test(
+        "A rewrite of a live entry counts as a use: SIEVE and LRU keep it over an older untouched one",
+        arguments: [EvictionPolicy.sieve, .lru])
+    func rewriteCountsAsAUse(policy: EvictionPolicy) {
+        let cache = MemoryCache<String, Int>(countLimit: 3, policy: policy, shardCount: 1)
+        let log = EvictionLog<String, Int>()
+        log.attach(to: cache)
+        cache["A"] = 1
+        cache["B"] = 2
+        cache["C"] = 3
+        cache["A"] = 10
+        cache["D"] = 4
+        #expect(log.entries.filter { $0.reason == .count }.map(\.key) == ["B"])
+        #expect(cache.peek("A") == 10)
+    }
+
     /// Misses on a hot set of 50 keys, read once per round, while 60 one-off keys pass
     /// through a cache of 100 between rounds. The hot keys are stored and read once first.
     func hotMissesDuringScans(_ policy: EvictionPolicy) -> Int {
