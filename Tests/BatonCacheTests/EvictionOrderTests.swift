@@ -6,8 +6,10 @@ import Testing
 struct EvictionOrderTests {
     /// The sequence worked by hand below: three slots, then A B C, a hit on A, D, E, hits on A
     /// and D, F, G.
-    func run(_ policy: EvictionPolicy) -> [String] {
-        let cache = MemoryCache<String, Int>(countLimit: 3, policy: policy, shardCount: 1)
+    func run(_ policy: EvictionPolicy, timeToLive: Duration? = nil) -> [String] {
+        let clock = ManualClock()
+        let cache = MemoryCache<String, Int>(
+            countLimit: 3, timeToLive: timeToLive, policy: policy, shardCount: 1, clock: clock.cacheClock)
         let log = EvictionLog<String, Int>()
         log.attach(to: cache)
         cache["A"] = 1
@@ -36,6 +38,13 @@ struct EvictionOrderTests {
     @Test("SIEVE evicts B, C, E, D on the hand-worked sequence")
     func sieveOrder() {
         #expect(run(.sieve) == ["B", "C", "E", "D"])
+    }
+
+    /// The hand looks for an expired entry as well as an unvisited one: entries that can expire
+    /// but have not must still be passed over when visited.
+    @Test("SIEVE evicts in the same order when the entries can expire but none has")
+    func sieveOrderWithALifetime() {
+        #expect(run(.sieve, timeToLive: .seconds(60)) == ["B", "C", "E", "D"])
     }
 
     /// LRU, most recent on the left: `C B A` → hit A `A C B` → D evicts **B** `D A C` → E evicts
