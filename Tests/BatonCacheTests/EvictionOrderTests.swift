@@ -74,6 +74,22 @@ struct EvictionOrderTests {
         #expect(cache.peek("A") == 10)
     }
 
+    /// A's slot is freed with its visited bit set and taken by X: X starts unvisited, so the
+    /// hand evicts it, the oldest, rather than passing it over for Y.
+    @Test("A new entry in a freed slot starts unvisited, whatever the slot's last entry did")
+    func aReusedSlotStartsUnvisited() {
+        let cache = MemoryCache<String, Int>(countLimit: 2, policy: .sieve, shardCount: 1)
+        let log = EvictionLog<String, Int>()
+        log.attach(to: cache)
+        cache["A"] = 1
+        _ = cache["A"]
+        cache.removeValue(forKey: "A")
+        cache["X"] = 2
+        cache["Y"] = 3
+        cache["Z"] = 4
+        #expect(log.entries.filter { $0.reason == .count }.map(\.key) == ["X"])
+    }
+
     /// Misses on a hot set of 50 keys, read once per round, while 60 one-off keys pass
     /// through a cache of 100 between rounds. The hot keys are stored and read once first.
     func hotMissesDuringScans(_ policy: EvictionPolicy) -> Int {

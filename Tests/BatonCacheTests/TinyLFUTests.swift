@@ -20,9 +20,13 @@ struct TinyLFUTests {
     /// - F: E (0) meets B (1): **E** is evicted. → window `F`.
     /// - get F: F counts 1. G: F (1) meets B (1): a tie keeps the main queue's entry, **F**
     ///   is evicted.
-    @Test("TinyLFU evicts C, A, E, F on the hand-worked sequence")
-    func order() {
-        let cache = MemoryCache<String, Int>(countLimit: 3, policy: .tinyLFU, shardCount: 1)
+    @Test(
+        "TinyLFU evicts C, A, E, F on the hand-worked sequence, also when the entries can expire but none has",
+        arguments: [nil, Duration.seconds(60)])
+    func order(timeToLive: Duration?) {
+        let clock = ManualClock()
+        let cache = MemoryCache<String, Int>(
+            countLimit: 3, timeToLive: timeToLive, policy: .tinyLFU, shardCount: 1, clock: clock.cacheClock)
         let log = EvictionLog<String, Int>()
         log.attach(to: cache)
         cache["A"] = 1
@@ -145,6 +149,22 @@ struct TinyLFUTests {
         #expect(log.reasons == Array(repeating: .count, count: 7))
         #expect(cache.statistics.evictions == 7)
         for key in [3, 7, 10] { #expect(cache.peek(key) == key) }
+        #expect(cache.invariantViolations().isEmpty)
+    }
+
+    /// The window's share is 1% of the shard's entries: 300 entries give it three, and with two of
+    /// them removed its one entry is below the share of the 298 left (two). Until the window
+    /// fills its share again, the victims come from the main list, and the window's entry, as
+    /// unread as they are, is not weighed against them.
+    @Test("A window below its share gives up nothing: the victims come from the main list")
+    func windowBelowItsShareKeepsItsEntries() {
+        let cache = MemoryCache<Int, Int>(countLimit: 300, policy: .tinyLFU, shardCount: 1)
+        for key in 0..<300 { cache[key] = key }
+        cache.removeValue(forKey: 299)
+        cache.removeValue(forKey: 298)
+        cache.countLimit = 290
+        #expect(cache.count == 290)
+        #expect(cache.peek(297) == 297)
         #expect(cache.invariantViolations().isEmpty)
     }
 
