@@ -152,6 +152,25 @@ struct TinyLFUTests {
         #expect(cache.invariantViolations().isEmpty)
     }
 
+    /// A is read while in the window, then moves to the main list when B arrives: it joins the
+    /// main list unvisited, so SIEVE's hand stops at it. C, read twice, beats A (read once) and
+    /// A is evicted; had A kept its visit, the hand would have passed it for B.
+    @Test("An entry promoted from the window joins the main list unvisited")
+    func promotedEntriesStartUnvisited() {
+        let cache = MemoryCache<String, Int>(countLimit: 3, policy: .tinyLFU, shardCount: 1)
+        let log = EvictionLog<String, Int>()
+        log.attach(to: cache)
+        cache["A"] = 1
+        _ = cache["A"]
+        cache["B"] = 2
+        cache["C"] = 3
+        _ = cache["C"]
+        _ = cache["C"]
+        cache["D"] = 4
+        #expect(log.keys == ["A"])
+        #expect(cache.peek("B") == 2 && cache.peek("C") == 3)
+    }
+
     /// The window's share is 1% of the shard's entries: 300 entries give it three, and with two of
     /// them removed its one entry is below the share of the 298 left (two). Until the window
     /// fills its share again, the victims come from the main list, and the window's entry, as
