@@ -4,6 +4,38 @@ import Testing
 
 @Suite("Limits")
 struct MemoryCacheLimitTests {
+    /// A write that empties its own shard without making room gives back the room it took
+    /// from the entries it evicted (here one entry, of cost 0) before room is made in another
+    /// shard: the budget's count then matches the entries held.
+    @Test("A write that evicts its whole shard and still needs room gives back what it evicted first")
+    func roomHeldIsGivenBackWhenTheShardRunsOut() {
+        let cache = MemoryCache<Int, Int>(costLimit: 10, shardCount: 2)
+        #expect(cache.shardMask == 1)
+        let inShard = { (shard: Int) in (0...).first { $0.hashValue & 1 == shard }! }
+        let first = inShard(0)
+        let second = inShard(1)
+        let third = ((first + 1)...).first { $0.hashValue & 1 == 0 }!
+        cache.setValue(0, forKey: first, cost: 0)
+        cache.setValue(0, forKey: second, cost: 10)
+        cache.setValue(0, forKey: third, cost: 10)  // evicts `first`, then `second` in the other shard
+        #expect(cache.peek(third) == 0 && cache.peek(first) == nil && cache.peek(second) == nil)
+        #expect(cache.count == 1 && cache.totalCost == 10)
+        #expect(cache.invariantViolations().isEmpty)
+    }
+
+    /// Lowering a limit evicts for that limit: an entry that can expire but has not is reported
+    /// `.count`, not `.expired`.
+    @Test("Evictions for a lowered limit are reported .count on a cache whose entries can expire")
+    func loweringALimitReportsCountOnACacheWithALifetime() {
+        let clock = ManualClock()
+        let cache = MemoryCache<Int, Int>(countLimit: 10, timeToLive: .seconds(60), clock: clock.cacheClock)
+        let log = EvictionLog<Int, Int>()
+        log.attach(to: cache)
+        for key in 0..<10 { cache[key] = key }
+        cache.countLimit = 4
+        #expect(log.reasons == Array(repeating: .count, count: 6))
+    }
+
     @Test(
         "countLimit is never exceeded, and each write beyond it evicts exactly one entry",
         arguments: [EvictionPolicy.sieve, .lru, .tinyLFU], [1, 4, 16])
