@@ -14,8 +14,7 @@ struct BackgroundExpiryTests {
         let clock = ManualClock()
         let cache = MemoryCache<Int, Int>(timeToLive: .seconds(10), shardCount: 1, clock: clock.cacheClock)
         cache.holdBackgroundSweep()
-        let log = EvictionLog<Int, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         for key in 0..<100 { cache.setValue(key, forKey: key, cost: 2) }
         clock.advance(by: .seconds(10))
         #expect(cache.count == 100)  // nothing has swept yet

@@ -34,8 +34,7 @@ struct EntryLifetimeTests {
         let clock = ManualClock()
         let cache = MemoryCache<String, Int>(countLimit: 10, clock: clock.cacheClock)
         cache.holdBackgroundSweep()
-        let log = EvictionLog<String, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache["forever"] = 1
         cache.setValue(2, forKey: "brief", timeToLive: .milliseconds(5))
         clock.advance(by: .milliseconds(5))

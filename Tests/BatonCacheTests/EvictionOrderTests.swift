@@ -10,8 +10,7 @@ struct EvictionOrderTests {
         let clock = ManualClock()
         let cache = MemoryCache<String, Int>(
             countLimit: 3, timeToLive: timeToLive, policy: policy, shardCount: 1, clock: clock.cacheClock)
-        let log = EvictionLog<String, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache["A"] = 1
         cache["B"] = 2
         cache["C"] = 3
@@ -63,8 +62,7 @@ struct EvictionOrderTests {
         arguments: [EvictionPolicy.sieve, .lru])
     func rewriteCountsAsAUse(policy: EvictionPolicy) {
         let cache = MemoryCache<String, Int>(countLimit: 3, policy: policy, shardCount: 1)
-        let log = EvictionLog<String, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache["A"] = 1
         cache["B"] = 2
         cache["C"] = 3
@@ -79,8 +77,7 @@ struct EvictionOrderTests {
     @Test("A new entry in a freed slot starts unvisited, whatever the slot's last entry did")
     func aReusedSlotStartsUnvisited() {
         let cache = MemoryCache<String, Int>(countLimit: 2, policy: .sieve, shardCount: 1)
-        let log = EvictionLog<String, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache["A"] = 1
         _ = cache["A"]
         cache.removeValue(forKey: "A")

@@ -14,8 +14,7 @@ struct LiveLimitTests {
         arguments: [EvictionPolicy.sieve, .lru])
     func loweringCountLimitEvicts(policy: EvictionPolicy) {
         let cache = MemoryCache<Int, Int>(countLimit: 10, policy: policy, shardCount: 1)
-        let log = EvictionLog<Int, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         for key in 1...10 { cache[key] = key }
         cache.countLimit = 4
         #expect(cache.countLimit == 4)
@@ -72,8 +71,7 @@ struct LiveLimitTests {
     @Test("Lowering costLimit evicts with reason .cost down to the new total")
     func loweringCostLimit() {
         let cache = MemoryCache<Int, Int>(costLimit: 100, shardCount: 1)
-        let log = EvictionLog<Int, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         for key in 1...10 { cache.setValue(key, forKey: key, cost: 10) }
         cache.costLimit = 35
         #expect(cache.totalCost == 30)
@@ -85,8 +83,7 @@ struct LiveLimitTests {
     @Test("A limit of 0 empties the cache and refuses later writes; raising it again admits them")
     func zeroLimit() {
         let cache = MemoryCache<Int, Int>(countLimit: 5, costLimit: 50, shardCount: 2)
-        let log = EvictionLog<Int, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         for key in 1...5 { cache[key] = key }
         cache.countLimit = 0
         #expect(cache.count == 0)

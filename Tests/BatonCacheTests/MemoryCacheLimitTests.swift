@@ -29,8 +29,7 @@ struct MemoryCacheLimitTests {
     func loweringALimitReportsCountOnACacheWithALifetime() {
         let clock = ManualClock()
         let cache = MemoryCache<Int, Int>(countLimit: 10, timeToLive: .seconds(60), clock: clock.cacheClock)
-        let log = EvictionLog<Int, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         for key in 0..<10 { cache[key] = key }
         cache.countLimit = 4
         #expect(log.reasons == Array(repeating: .count, count: 6))
@@ -41,8 +40,7 @@ struct MemoryCacheLimitTests {
         arguments: [EvictionPolicy.sieve, .lru, .tinyLFU], [1, 4, 16])
     func countLimit(policy: EvictionPolicy, shards: Int) {
         let cache = MemoryCache<Int, Int>(countLimit: 100, policy: policy, shardCount: shards)
-        let log = EvictionLog<Int, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         for key in 0..<1_000 {
             cache[key] = key
             #expect(cache.count == min(key + 1, 100))
@@ -97,8 +95,7 @@ struct MemoryCacheLimitTests {
     @Test("an entry whose cost alone exceeds costLimit is not stored and is reported as evicted")
     func oversizedEntry() {
         let cache = MemoryCache<String, Int>(costLimit: 10)
-        let log = EvictionLog<String, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache.setValue(1, forKey: "small", cost: 5)
         cache.setValue(2, forKey: "big", cost: 11)
         #expect(cache["big"] == nil)
@@ -133,8 +130,7 @@ struct MemoryCacheLimitTests {
         let clock = ManualClock()
         let cache = MemoryCache<String, Int>(timeToLive: .seconds(10), policy: policy, clock: clock.cacheClock)
         cache.holdBackgroundSweep()
-        let log = EvictionLog<String, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache["a"] = 1
         clock.advance(by: .seconds(5))
         cache["b"] = 2
@@ -215,8 +211,7 @@ struct MemoryCacheLimitTests {
         let cache = MemoryCache<Int, Int>(
             countLimit: 4, timeToLive: .seconds(10), shardCount: 1, clock: clock.cacheClock)
         cache.holdBackgroundSweep()
-        let log = EvictionLog<Int, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache[1] = 1
         cache[2] = 2
         clock.advance(by: .seconds(6))
@@ -241,8 +236,7 @@ struct MemoryCacheLimitTests {
         let clock = ManualClock()
         let cache = MemoryCache<Int, Int>(countLimit: 4, shardCount: 1, clock: clock.cacheClock)
         cache.holdBackgroundSweep()
-        let log = EvictionLog<Int, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache.setValue(1, forKey: 1, timeToLive: .milliseconds(50))
         for key in 2...4 { cache[key] = key }
         _ = cache[1]  // visited: SIEVE would pass over it if it were live
@@ -301,8 +295,7 @@ struct MemoryCacheLimitTests {
     @Test("removeValue, removeAll and replacement report their reasons and keep count and cost right")
     func removals() {
         let cache = MemoryCache<Int, String>(countLimit: 10, costLimit: 100)
-        let log = EvictionLog<Int, String>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache.setValue("one", forKey: 1, cost: 10)
         cache.setValue("uno", forKey: 1, cost: 30)
         #expect(cache.count == 1 && cache.totalCost == 30)

@@ -27,8 +27,7 @@ struct QuietLookupTests {
     func peekDoesNotMarkRecentUse(policy: EvictionPolicy) {
         func victim(looking look: (MemoryCache<String, Int>) -> Void) -> [String] {
             let cache = MemoryCache<String, Int>(countLimit: 3, policy: policy, shardCount: 1)
-            let log = EvictionLog<String, Int>()
-            log.attach(to: cache)
+            let log = EvictionLog.attached(to: cache)
             cache["A"] = 1
             cache["B"] = 2
             cache["C"] = 3

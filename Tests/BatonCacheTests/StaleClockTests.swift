@@ -23,8 +23,7 @@ struct StaleClockTests {
         let cache = MemoryCache<String, Int>(
             timeToIdle: .microseconds(250), policy: policy, clock: stall.cacheClock)
         cache.holdBackgroundSweep()
-        let log = EvictionLog<String, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache["k"] = 1
         stall.armForNextRead()
         let read = ManagedAtomic(0)

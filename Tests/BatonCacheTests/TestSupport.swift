@@ -42,6 +42,13 @@ final class EvictionLog<Key: Sendable, Value: Sendable>: @unchecked Sendable {
     func attach(to cache: MemoryCache<Key, Value>) where Key: Hashable {
         cache.onEviction { key, value, reason in self.record(key, value, reason) }
     }
+
+    /// A new log, attached to `cache`.
+    static func attached(to cache: MemoryCache<Key, Value>) -> EvictionLog where Key: Hashable {
+        let log = EvictionLog()
+        log.attach(to: cache)
+        return log
+    }
 }
 
 /// Runs each body on its own thread, releases them together from a start barrier, and waits

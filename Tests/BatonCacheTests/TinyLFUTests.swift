@@ -27,8 +27,7 @@ struct TinyLFUTests {
         let clock = ManualClock()
         let cache = MemoryCache<String, Int>(
             countLimit: 3, timeToLive: timeToLive, policy: .tinyLFU, shardCount: 1, clock: clock.cacheClock)
-        let log = EvictionLog<String, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache["A"] = 1
         cache["B"] = 2
         cache["C"] = 3
@@ -91,8 +90,7 @@ struct TinyLFUTests {
     @Test("costLimit is never exceeded; TinyLFU evicts only as far as needed")
     func costLimit() {
         let cache = MemoryCache<Int, String>(costLimit: 100, policy: .tinyLFU, shardCount: 1)
-        let log = EvictionLog<Int, String>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache.setValue("a", forKey: 1, cost: 40)
         cache.setValue("b", forKey: 2, cost: 40)
         cache.setValue("c", forKey: 3, cost: 20)
@@ -119,8 +117,7 @@ struct TinyLFUTests {
     func peekIsNotCounted() {
         func evicted(looking look: (MemoryCache<String, Int>) -> Void) -> [String] {
             let cache = MemoryCache<String, Int>(countLimit: 3, policy: .tinyLFU, shardCount: 1)
-            let log = EvictionLog<String, Int>()
-            log.attach(to: cache)
+            let log = EvictionLog.attached(to: cache)
             cache["A"] = 1
             cache["B"] = 2
             cache["C"] = 3
@@ -137,8 +134,7 @@ struct TinyLFUTests {
     @Test("Lowering countLimit keeps the entries read most and evicts exactly down to it")
     func loweringCountLimit() {
         let cache = MemoryCache<Int, Int>(countLimit: 10, policy: .tinyLFU, shardCount: 1)
-        let log = EvictionLog<Int, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         for key in 1...10 { cache[key] = key }
         for _ in 0..<2 {
             for key in [3, 7, 10] { _ = cache[key] }
@@ -158,8 +154,7 @@ struct TinyLFUTests {
     @Test("An entry promoted from the window joins the main list unvisited")
     func promotedEntriesStartUnvisited() {
         let cache = MemoryCache<String, Int>(countLimit: 3, policy: .tinyLFU, shardCount: 1)
-        let log = EvictionLog<String, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         cache["A"] = 1
         _ = cache["A"]
         cache["B"] = 2
@@ -221,8 +216,7 @@ struct TinyLFUTests {
         let threads = 4
         let perThread = reducedUnderSanitizer(20_000, by: 10)
         let cache = MemoryCache<Int, Int>(countLimit: 100, policy: .tinyLFU, shardCount: 4)
-        let log = EvictionLog<Int, Int>()
-        log.attach(to: cache)
+        let log = EvictionLog.attached(to: cache)
         let board = TallyBoard()
         let finished = await raceThreads(
             (0..<threads).map { thread in
