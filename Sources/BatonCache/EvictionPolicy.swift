@@ -14,8 +14,9 @@ public enum EvictionPolicy: Sendable, Hashable, CustomStringConvertible {
     case sieve
 
     /// Least recently used: a hit, or a write that replaces a live entry's value, moves the entry
-    /// to the front, and the entry at the back is evicted. Every hit reorders the list, so lookups take the shard's exclusive lock.
-    /// Offered for comparison and for workloads that depend on strict recency.
+    /// to the front, and the entry at the back is evicted. Every hit reorders the list, so
+    /// lookups take the shard's exclusive lock. Offered for comparison and for workloads that
+    /// depend on strict recency.
     case lru
 
     /// Window TinyLFU over SIEVE (after Einziger, Friedman and Manes, "TinyLFU", ACM ToS 2017,
