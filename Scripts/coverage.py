@@ -55,10 +55,11 @@ def filter_of(tests):
 class Coverage:
     """Lines run, per test, in the files mutated."""
 
-    def __init__(self, tests, ran, known):
+    def __init__(self, tests, ran, known, seconds):
         self.tests = tests  # every test measured, in order
         self.ran = ran  # test → file → set of line numbers run
         self.known = known  # file → set of line numbers with a count
+        self.seconds = seconds  # test → how long it ran alone, instrumented, with its process
         # Whether every test is a Swift Testing one (`name()`), which the test binary runs
         # straight, with `--testing-library swift-testing`.
         self.swift_testing_only = all(test.endswith(")") for test in tests)
@@ -69,6 +70,15 @@ class Coverage:
         if line not in self.known.get(file, ()):
             return None
         return [test for test in self.tests if line in self.ran.get(test, {}).get(file, ())]
+
+    def time_limit(self, tests, ceiling, floor=20):
+        """A mutant's time limit when it runs `tests`: three times as long as they took one by one
+        in the coverage pass (instrumented, each in a process of its own, so already more than
+        they take together), plus 5 s, at least `floor` and at most `ceiling`. `ceiling` when a
+        test's time was not measured."""
+        if any(test not in self.seconds for test in tests):
+            return ceiling
+        return min(ceiling, max(floor, int(3 * sum(self.seconds[test] for test in tests)) + 5))
 
 
 def lcov_lines(text, tree):
@@ -126,8 +136,9 @@ def measure(tree, files, pattern, flags, scratch, cache_folder, run, log):
 
     binary = tree / scratch / "debug" / "BatonPackageTests.xctest"
     codecov = tree / scratch / "debug" / "codecov"
+    seconds = {test: took for test, took in cached.get("seconds", {}).items() if test in tests}
     ran = {test: {file: set(lines) for file, lines in entry.items()}
-           for test, entry in cached.get("ran", {}).items() if test in tests}
+           for test, entry in cached.get("ran", {}).items() if test in seconds}
     known = {file: set(lines) for file, lines in cached.get("known", {}).items()}
     todo = [test for test in tests if test not in ran]
     log(f"coverage of {len(wanted)} files by {len(tests)} tests: {len(tests) - len(todo)} measured before, "
@@ -135,6 +146,7 @@ def measure(tree, files, pattern, flags, scratch, cache_folder, run, log):
     for number, test in enumerate(todo, 1):
         shutil.rmtree(codecov, ignore_errors=True)
         codecov.mkdir(parents=True)
+        test_started = time.monotonic()
         if test.endswith(")"):
             # A Swift Testing test: the binary straight, a fraction of a second, not SwiftPM's plan,
             # an XCTest pass and a merge of its own.
@@ -143,6 +155,7 @@ def measure(tree, files, pattern, flags, scratch, cache_folder, run, log):
         else:
             status = run(["swift", "test", "--skip-build", *flags, "--enable-code-coverage", "--scratch-path",
                           scratch, "--filter", filter_of([test])], log_file, 600)
+        seconds[test] = time.monotonic() - test_started
         if status != 0:
             log(f"  coverage: {test} {'timed out' if status is None else 'failed'} on the unmutated code; "
                 f"its lines are counted as far as it ran")
@@ -168,5 +181,6 @@ def measure(tree, files, pattern, flags, scratch, cache_folder, run, log):
                 "ran": {test: {file: sorted(lines) for file, lines in entry.items() if lines}
                         for test, entry in ran.items()},
                 "known": {file: sorted(lines) for file, lines in known.items()},
+                "seconds": seconds,
             }))
-    return Coverage(tests, ran, known)
+    return Coverage(tests, ran, known, seconds)

@@ -6,15 +6,17 @@ public enum EvictionPolicy: Sendable, Hashable, CustomStringConvertible {
     /// entry's visited bit. To evict, a hand walks from the oldest entry towards the newest,
     /// clearing visited bits, and removes the first entry whose bit is clear; the hand stays
     /// where it stopped for the next eviction. A write that replaces a live entry's value counts
-    /// as a hit.
+    /// as a hit, and so does a get-or-insert that returns the value another caller stored while
+    /// it computed.
     ///
     /// A hit moves nothing, so lookups run under a shared (read) lock and do not serialise
     /// behind one another. New entries that are never read again are the first to go, which
     /// keeps a one-off scan from flushing the popular entries. The default.
     case sieve
 
-    /// Least recently used: a hit, or a write that replaces a live entry's value, moves the entry
-    /// to the front, and the entry at the back is evicted. Every hit reorders the list, so
+    /// Least recently used: a hit, a write that replaces a live entry's value, or a get-or-insert
+    /// that returns the value another caller stored while it computed, moves the entry to the
+    /// front, and the entry at the back is evicted. Every hit reorders the list, so
     /// lookups take the shard's exclusive lock. Offered for comparison and for workloads that
     /// depend on strict recency.
     case lru

@@ -3,8 +3,10 @@ extension MemoryCache {
     ///
     /// Counts one lookup (a hit or a miss). `make` runs without any lock held, so two threads
     /// that miss the same key at once may both run it; the first value stored wins and both
-    /// callers get it. For one computation per key however many callers wait, use the `async`
-    /// variant, which is single-flight.
+    /// callers get it. A caller that gets a value stored while its `make` ran uses the entry as
+    /// a hit does (its recency for the eviction policy, its read time under an idle limit),
+    /// though its lookup is counted as the miss it was. For one computation per key however
+    /// many callers wait, use the `async` variant, which is single-flight.
     ///
     /// ```swift
     /// let user = users.value(forKey: id) { try database.loadUser(id) }

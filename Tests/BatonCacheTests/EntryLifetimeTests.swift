@@ -79,6 +79,23 @@ struct EntryLifetimeTests {
         #expect(cache["read"] == nil)  // its own lifetime ended, though read 5 s ago
     }
 
+    @Test("A get-or-insert that returns a value stored while it computed refreshes its idle time")
+    func getOrInsertOfAStoredValueRefreshesIdleTime() {
+        let clock = ManualClock()
+        let cache = MemoryCache<String, Int>(timeToIdle: .seconds(10), clock: clock.cacheClock)
+        cache.holdBackgroundSweep()
+        let got = cache.value(forKey: "k") {
+            cache["k"] = 1
+            clock.advance(by: .seconds(8))
+            return 2
+        }
+        #expect(got == 1)
+        clock.advance(by: .seconds(8))
+        #expect(cache.peek("k") == 1)  // used 8 s ago, not 16
+        clock.advance(by: .seconds(2))
+        #expect(cache.peek("k") == nil)
+    }
+
     @Test("The get-or-insert forms store with the lifetime given")
     func getOrInsertForms() async throws {
         let clock = ManualClock()

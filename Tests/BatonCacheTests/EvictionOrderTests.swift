@@ -72,6 +72,27 @@ struct EvictionOrderTests {
         #expect(cache.peek("A") == 10)
     }
 
+    /// A get-or-insert for A whose `make` stores A, B and C itself gets the A stored meanwhile,
+    /// and uses it as a hit does: then D evicts B under both policies, where a get-or-insert
+    /// that did not count would leave A, the oldest and untouched, to go.
+    @Test(
+        "A get-or-insert that returns a value stored while it computed counts as a use: SIEVE and LRU keep it",
+        arguments: [EvictionPolicy.sieve, .lru])
+    func getOrInsertOfAStoredValueCountsAsAUse(policy: EvictionPolicy) {
+        let cache = MemoryCache<String, Int>(countLimit: 3, policy: policy, shardCount: 1)
+        let log = EvictionLog.attached(to: cache)
+        let got = cache.value(forKey: "A") {
+            cache["A"] = 1
+            cache["B"] = 2
+            cache["C"] = 3
+            return 10
+        }
+        #expect(got == 1)
+        cache["D"] = 4
+        #expect(log.entries.filter { $0.reason == .count }.map(\.key) == ["B"])
+        #expect(cache.peek("A") == 1)
+    }
+
     /// A's slot is freed with its visited bit set and taken by X: X starts unvisited, so the
     /// hand evicts it, the oldest, rather than passing it over for Y.
     @Test("A new entry in a freed slot starts unvisited, whatever the slot's last entry did")

@@ -125,6 +125,33 @@ struct LiveLimitTests {
     /// a cost limit below some writes' cost, and an observer checks the limits the whole time.
     /// Reading the limit before the count is safe while limits only fall: the count at any
     /// later instant is within the limit of that instant, which is no higher.
+    /// A writer loads its counter word, then the limit, then compare-and-swaps the word. The
+    /// window between the two loads is too narrow for a test to hit on purpose, so this holds
+    /// what closes it: a limit change moves its counter word's epoch (and nothing else), so a
+    /// word loaded before the change no longer matches and the writer loads the limit again.
+    @Test("A limit change moves its counter's epoch: a reservation that loaded the word before it must look again")
+    func aLimitChangeMovesTheEpoch() {
+        let budget = CacheBudget(countLimit: 10, costLimit: 100)
+        #expect(budget.reserve(count: 1, cost: 7) == .reserved)
+        for limit in [CacheBudget.Limit.count, .cost] {
+            let word = budget.words(limit).counter
+            let other = budget.words(limit == .count ? .cost : .count).counter
+            let loaded = word.load(ordering: .relaxed)
+            let untouched = other.load(ordering: .relaxed)
+            budget.admit(limit, upTo: 5)
+            let (exchanged, now) = word.compareExchange(expected: loaded, desired: loaded &+ 1, ordering: .relaxed)
+            #expect(!exchanged, "a \(limit) reservation that loaded the word before the change went through")
+            #expect(now &- loaded == CacheBudget.epochStep)
+            #expect(other.load(ordering: .relaxed) == untouched)
+            budget.raise(limit, to: 50)
+            #expect(word.load(ordering: .relaxed) &- loaded == 2 * CacheBudget.epochStep)
+        }
+        #expect(budget.count == 1)
+        #expect(budget.cost == 7)
+        #expect(budget.reserve(count: 1, cost: 3) == .reserved)
+        #expect((budget.count, budget.cost) == (2, 10))
+    }
+
     @Test("Limits lowered under racing writers hold at every instant and after every setter", .timeLimit(.minutes(1)))
     func loweringUnderRacingWriters() async {
         let cache = MemoryCache<Int, Int>(countLimit: 2_000, costLimit: 6_000, shardCount: 8)

@@ -1,3 +1,4 @@
+import BatonTestSupport
 import Foundation
 import Testing
 
@@ -34,9 +35,31 @@ func waitForWaiters<K, V>(_ cache: MemoryCache<K, V>, key: K, count: Int) async 
     }
 }
 
-@Suite("Single flight")
+@Suite("Single flight", .timeLimit(.minutes(1)))
 struct SingleFlightTests {
     static let callers = 100
+
+    /// A caller that saw a flight but reaches `join` after it landed must hear so at once and
+    /// look again; it must not wait for a result that will never come.
+    @Test("Joining a flight that has already landed throws FlightEnded at once")
+    func joiningALandedFlightThrows() async {
+        let flights = SingleFlight<String, Int>()
+        #expect(flights.lead("k"))
+        flights.land("k", with: .success(1))
+        for key in ["k", "never led"] {
+            // Bounded: a join that waits instead fails here by name.
+            let ended = await Task { () -> Bool in
+                do {
+                    _ = try await flights.join(key)
+                    return false
+                } catch {
+                    return error is SingleFlight<String, Int>.FlightEnded
+                }
+            }.value(within: 30)
+            #expect(ended == true, "joining \(key)")
+        }
+        #expect(flights.waiterCount(forKey: "k") == 0)
+    }
 
     @Test("100 concurrent callers for one missing key run the loader once and all get its value")
     func sharedComputation() async throws {

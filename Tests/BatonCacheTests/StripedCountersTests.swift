@@ -11,15 +11,22 @@ struct StripedCountersTests {
     @Test("threads get distinct numbers, so the first threads each get a stripe of their own")
     func threadsGetDistinctNumbers() async {
         let numbers = Protected<[Int]>([])
+        let kept = Protected<[Bool]>([])
         let bodies: [@Sendable () -> Void] = (0..<6).map { _ in
-            { numbers.write { $0.append(ThreadStripe.current) } }
+            {
+                // A new thread: its first call gives it a number, and later calls return it.
+                let first = ThreadStripe.current
+                let again = ThreadStripe.current
+                let third = ThreadStripe.current
+                numbers.write { $0.append(first) }
+                kept.write { $0.append(first == again && again == third) }
+            }
         }
         #expect(await raceThreads(bodies))
         let seen = numbers.value
         #expect(seen.count == 6)
         #expect(Set(seen).count == 6, "two threads were given one number: \(seen)")
-        // A thread keeps its number.
-        #expect(ThreadStripe.current == ThreadStripe.current)
+        #expect(kept.value == Array(repeating: true, count: 6), "a thread's number changed between calls")
     }
 
     @Test("the stripe count is a power of two, twice the cores, at most 64", arguments: [1, 2, 3, 8, 40, 200])

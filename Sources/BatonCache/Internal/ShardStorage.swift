@@ -125,21 +125,29 @@ struct ShardStorage<Key: Hashable, Value> {
                 evicted.append(old.key, old.value, .expired)
                 return .expired
             }
-            lastRead?.raise(to: now, at: i)
         }
+        use(slot, now: now)
+        return .hit(index.value(at: bucket))
+    }
+
+    /// Records a use of the live entry in `slot`, as a hit does: its read time (under an idle
+    /// limit) and its recency (LRU moves it to the front; SIEVE and TinyLFU set its visited bit).
+    @inlinable
+    mutating func use(_ slot: Int32, now: Int64) {
+        let i = Int(slot)
+        lastRead?.raise(to: now, at: i)
         switch policy {
         case .lru: moveToNewest(slot)
         case .sieve, .tinyLFU: markVisited(i)
         }
-        return .hit(index.value(at: bucket))
     }
 
     // MARK: Writes
 
     /// Stores `value` for `key`, evicting from this shard until the cache has room. A new key
     /// becomes the newest entry. An entry already stored for `key` is replaced (reason
-    /// `.replaced`) — unless `ifAbsent`, when a live one is returned instead. A replacement
-    /// counts as an access: SIEVE keeps the entry where it is and marks it visited, LRU moves
+    /// `.replaced`) — unless `ifAbsent`, when a live one is returned instead. Either counts as a
+    /// use (``use(_:now:)``): SIEVE keeps the entry where it is and marks it visited, LRU moves
     /// it to the front. An expired entry is removed (`.expired`) and the key stored anew.
     ///
     /// The caller has already refused an entry that can never fit (cost above `costLimit`, or
@@ -162,7 +170,7 @@ struct ShardStorage<Key: Hashable, Value> {
             let i = Int(slot)
             let expired = mayExpire && isExpired(i, now: now)
             if ifAbsent && !expired {
-                if policy == .lru { moveToNewest(slot) }
+                use(slot, now: now)
                 return .present(index.value(at: bucket))
             }
             let extra = cost - slots[i].cost
@@ -172,12 +180,8 @@ struct ShardStorage<Key: Hashable, Value> {
                 slots[i].cost = cost
                 slots[i].expiresAt = expiresAt
                 totalCost += extra
-                lastRead?.raise(to: now, at: i)
+                use(slot, now: now)
                 scheduleExpiry(slot, now: now)
-                switch policy {
-                case .lru: moveToNewest(slot)
-                case .sieve, .tinyLFU: markVisited(i)
-                }
                 evicted.append(key, old, .replaced)
                 return .stored
             }
