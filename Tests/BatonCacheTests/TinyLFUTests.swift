@@ -166,6 +166,25 @@ struct TinyLFUTests {
         #expect(cache.peek("B") == 2 && cache.peek("C") == 3)
     }
 
+    /// One write that needs two evictions (D costs 2 where 3 are held, at a limit of 3). The
+    /// window's C, asked for three times, beats SIEVE's first victim A (never asked for) and
+    /// leaves the window for the main list at once, so the second eviction takes from the main
+    /// list: B. Had C stayed in the window, it would meet B (asked for five times) and go.
+    @Test("A window entry that wins its comparison leaves the window at once: the same write's next victim is from the main list")
+    func aWinnerLeavesTheWindowAtOnce() {
+        let cache = MemoryCache<String, Int>(costLimit: 3, policy: .tinyLFU, shardCount: 1)
+        let log = EvictionLog.attached(to: cache)
+        for _ in 0..<5 { _ = cache["B"] }  // misses count in the sketch and visit nothing
+        for _ in 0..<3 { _ = cache["C"] }
+        cache.setValue(1, forKey: "A", cost: 1)
+        cache.setValue(2, forKey: "B", cost: 1)
+        cache.setValue(3, forKey: "C", cost: 1)  // main A B, window C
+        cache.setValue(4, forKey: "D", cost: 2)
+        #expect(log.keys == ["A", "B"])
+        #expect(cache.peek("C") == 3 && cache.peek("D") == 4)
+        #expect(cache.invariantViolations().isEmpty)
+    }
+
     /// The window's share is 1% of the shard's entries: 300 entries give it three, and with two of
     /// them removed its one entry is below the share of the 298 left (two). Until the window
     /// fills its share again, the victims come from the main list, and the window's entry, as
