@@ -170,7 +170,7 @@ struct TinyLFUTests {
     /// window's C, asked for three times, beats SIEVE's first victim A (never asked for) and
     /// leaves the window for the main list at once, so the second eviction takes from the main
     /// list: B. Had C stayed in the window, it would meet B (asked for five times) and go.
-    @Test("A window entry that wins its comparison leaves the window at once: the same write's next victim is from the main list")
+    @Test("A window entry that wins leaves the window at once: the same write's next victim is from the main list")
     func aWinnerLeavesTheWindowAtOnce() {
         let cache = MemoryCache<String, Int>(costLimit: 3, policy: .tinyLFU, shardCount: 1)
         let log = EvictionLog.attached(to: cache)
