@@ -148,6 +148,51 @@ def mutants_of_file(repo, path):
     return result
 
 
+INLINABLE = re.compile(r"@(?:inlinable|_alwaysEmitIntoClient|_transparent)\b")
+
+
+def inlinable_lines(text):
+    """The line numbers (1-based) of the declarations marked `@inlinable`,
+    `@_alwaysEmitIntoClient` or `@_transparent`, from the attribute to the body's closing brace.
+
+    Their code is compiled into the modules that call them too, and the per-test coverage does
+    not always count it there: a test may run such a line without the map saying so."""
+    lines = text.split("\n")
+    result = set()
+    pending = None  # the line of an attribute whose body has not opened yet
+    start = None  # the first line of the region being walked
+    depth = 0
+    in_multiline = False
+    for index, line in enumerate(lines):
+        number = index + 1
+        toggles = line.count('"""')
+        if in_multiline or toggles:
+            if toggles % 2 == 1:
+                in_multiline = not in_multiline
+            if start is not None:
+                result.add(number)
+            continue
+        mask = code_mask(line)
+        code = "".join(char if mask[position] else " " for position, char in enumerate(line))
+        if start is None and pending is None and INLINABLE.search(code):
+            pending = number
+        for char in code:
+            if start is None:
+                if pending is not None and char == "{":
+                    start, pending, depth = pending, None, 1
+            elif char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth == 0:
+                    result.update(range(start, number + 1))
+                    start = None
+                    break
+        if start is not None:
+            result.add(number)
+    return result
+
+
 def mutants_under(repo, paths):
     files = []
     for path in paths:
