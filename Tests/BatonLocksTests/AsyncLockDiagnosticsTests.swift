@@ -84,6 +84,73 @@ extension LockDiagnosticsTests {
         #expect(stats.totalWait >= .milliseconds(5))
     }
 
+    /// Lock-order checking on, so each acquisition takes the diagnosed path, and statistics off:
+    /// a named lock counts nothing, neither the free acquisitions nor the one that waited.
+    @Test(
+        "With statistics off, an AsyncLock counts nothing, contended or not, while another diagnostic is on",
+        .timeLimit(.minutes(1)))
+    func asyncStatisticsOff() async throws {
+        let prefix = DiagnosticsCapture.start("async-nostats")
+        let (statistics, order) = (LockDiagnostics.collectsStatistics, LockDiagnostics.checksLockOrder)
+        defer { (LockDiagnostics.collectsStatistics, LockDiagnostics.checksLockOrder) = (statistics, order) }
+        LockDiagnostics.collectsStatistics = false
+        LockDiagnostics.checksLockOrder = true
+        let name = "\(prefix)-lock"
+        let lock = AsyncLock(name: name)
+        for _ in 0..<10 { try await lock.withLock {} }
+        let gate = Gate()
+        let holder = Task { try await lock.withLock { await gate.wait() } }
+        #expect(await waitUntil { lock.isHeld })
+        let waiter = Task { try await lock.withLock {} }
+        #expect(await waitUntil { lock.waitingCount == 1 })
+        gate.open()
+        try await holder.value
+        try await waiter.value
+        let stats = try #require(LockDiagnostics.statistics().first { $0.name == name })
+        #expect(stats.acquisitions == 0 && stats.contendedAcquisitions == 0 && stats.totalWait == .zero)
+    }
+
+    /// Every diagnostic off: a wait with a deadline takes the general slow path, which must keep
+    /// no lock order then, so AB/BA reports nothing.
+    @Test("With every diagnostic off, AsyncLocks taken with a deadline keep no lock order", .timeLimit(.minutes(1)))
+    func asyncDeadlineWaitsKeepNoOrderWhenOff() async throws {
+        let prefix = DiagnosticsCapture.start("async-off")
+        let (order, statistics, threshold) = (
+            LockDiagnostics.checksLockOrder, LockDiagnostics.collectsStatistics, LockDiagnostics.holdTimeThreshold
+        )
+        defer {
+            LockDiagnostics.checksLockOrder = order
+            LockDiagnostics.collectsStatistics = statistics
+            LockDiagnostics.holdTimeThreshold = threshold
+        }
+        LockDiagnostics.checksLockOrder = false
+        LockDiagnostics.collectsStatistics = false
+        LockDiagnostics.holdTimeThreshold = nil
+        let a = AsyncLock(name: "\(prefix)-a")
+        let b = AsyncLock(name: "\(prefix)-b")
+        // A free lock takes the fast path, which keeps no order anyway: each lock is held by
+        // another task when it is asked for, so that both acquisitions wait.
+        for (first, second) in [(a, b), (b, a)] {
+            let (firstGate, secondGate) = (Gate(), Gate())
+            let firstHolder = Task { try await first.withLock { await firstGate.wait() } }
+            let secondHolder = Task { try await second.withLock { await secondGate.wait() } }
+            #expect(await waitUntil { first.isHeld && second.isHeld })
+            let nested = Task {
+                let clock = ContinuousClock()
+                let deadline = clock.now + .seconds(60)
+                try await first.withLock(until: deadline, clock: clock) {
+                    try await second.withLock(until: deadline, clock: clock) {}
+                }
+            }
+            #expect(await waitUntil { first.waitingCount == 1 })
+            firstGate.open()
+            #expect(await waitUntil { second.waitingCount == 1 })
+            secondGate.open()
+            for task in [firstHolder, secondHolder, nested] { try await task.value }
+        }
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+    }
+
     @Test("An AsyncLock held across a long await is reported after it is released", .timeLimit(.minutes(1)))
     func asyncLongHold() async throws {
         let prefix = DiagnosticsCapture.start("async-hold")
