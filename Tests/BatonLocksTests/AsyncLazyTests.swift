@@ -179,6 +179,39 @@ struct AsyncLazyTests {
         #expect(priorities.get() == [.background, .high])
     }
 
+    /// The leader is cancelled and the first waiter runs the initializer again: a waiter of high
+    /// priority that comes after raises that new leader, not the one that left.
+    @Test("After a cancelled leader hands over, a waiter of high priority raises the new leader")
+    func donatesPriorityToTheNextLeader() async throws {
+        let attempts = Locked(0)
+        let gate = Gate()
+        let priorities = Locked<[TaskPriority]>([])
+        let lazy = AsyncLazy<Int> {
+            let attempt = attempts.withValue {
+                $0 += 1
+                return $0
+            }
+            if attempt == 1 { try await Task.sleep(for: .seconds(100)) }
+            priorities.withValue { $0.append(Task.currentPriority) }
+            await gate.wait()
+            priorities.withValue { $0.append(Task.currentPriority) }
+            return attempt
+        }
+        let leader = Task(priority: .background) { try await lazy.value }
+        #expect(await waitUntil { attempts.get() == 1 })
+        let next = Task(priority: .background) { try await lazy.value }
+        #expect(await waitUntil { lazy.waitingCount == 1 })
+        leader.cancel()
+        await #expect(throws: CancellationError.self) { try await leader.value }
+        #expect(await waitUntil { priorities.withValue { $0.count == 1 } })
+        let urgent = Task(priority: .high) { try await lazy.value }
+        #expect(await waitUntil { lazy.waitingCount == 1 })
+        gate.open()
+        #expect(try await next.value == 2)
+        #expect(try await urgent.value == 2)
+        #expect(priorities.get() == [.background, .high])
+    }
+
     @Test("Reading an AsyncLazy from inside its own initializer stops with a message naming it")
     func readInsideItsInitializerStops() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
