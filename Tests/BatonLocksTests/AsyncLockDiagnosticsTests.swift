@@ -36,6 +36,25 @@ extension LockDiagnosticsTests {
         #expect(inversion.description.contains("AsyncLock \"\(prefix)-a\""))
     }
 
+    @Test(
+        "An AsyncLock leaves the order graph when it is deinitialised, so a reused address inherits nothing",
+        .timeLimit(.minutes(1)))
+    func asyncDeinitLeavesTheGraph() async throws {
+        let prefix = DiagnosticsCapture.start("async-deinit")
+        let before = LockDiagnostics.checksLockOrder
+        defer { LockDiagnostics.checksLockOrder = before }
+        LockDiagnostics.checksLockOrder = true
+        var outer: AsyncLock? = AsyncLock(name: "\(prefix)-outer")
+        var inner: AsyncLock? = AsyncLock(name: "\(prefix)-inner")
+        #expect(outer?.name == "\(prefix)-outer" && AsyncLock().name == nil)
+        let ids = [ObjectIdentifier(outer!), ObjectIdentifier(inner!)]
+        try await Task { [outer, inner] in try await outer!.withLock { try await inner!.withLock {} } }.value
+        #expect(ids.allSatisfy(LockOrderGraph.shared.contains))
+        outer = nil
+        inner = nil
+        #expect(!ids.contains(where: LockOrderGraph.shared.contains))
+    }
+
     @Test("AsyncLocks taken in one order by many tasks report nothing", .timeLimit(.minutes(1)))
     func asyncConsistentOrderIsQuiet() async throws {
         let prefix = DiagnosticsCapture.start("async-consistent")

@@ -63,10 +63,6 @@ struct AsyncLockStateMachine {
         /// `withLock` several times slower.
         let taskBits: UInt
 
-        init(task: UnsafeCurrentTask) {
-            taskBits = unsafeBitCast(task, to: UInt.self)
-        }
-
         /// The task at this address (`swift_task_getCurrent()`'s answer).
         init(task: UnsafeMutableRawPointer) {
             taskBits = UInt(bitPattern: task)
