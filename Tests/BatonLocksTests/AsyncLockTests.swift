@@ -308,6 +308,29 @@ struct AsyncLockTests {
         #expect(priorities.get() == [.high])
     }
 
+    /// The high-priority waiter is handed the lock and so leaves the queue: its priority must
+    /// leave the waiters' priorities with it, or the background waiter behind it would be raised
+    /// to it when the lock comes to it, with no task of that priority waiting any more.
+    @Test("A waiter handed the lock takes its priority out of the queue: the next holder is not raised for it")
+    func aHandedWaiterTakesItsPriorityAlong() async throws {
+        let lock = AsyncLock()
+        let gate = Gate()
+        let holder = Task(priority: .background) { try await lock.withLock { await gate.wait() } }
+        #expect(await waitUntil { lock.isHeld })
+        let high = Task(priority: .high) { try await lock.withLock {} }
+        #expect(await waitUntil { lock.waitingCount == 1 })
+        let priorities = Locked<[TaskPriority]>([])
+        let last = Task(priority: .background) {
+            try await lock.withLock { priorities.withValue { $0.append(Task.currentPriority) } }
+        }
+        #expect(await waitUntil { lock.waitingCount == 2 })
+        gate.open()
+        try await holder.value
+        try await high.value
+        try await last.value
+        #expect(priorities.get() == [.background])
+    }
+
     @Test("A waiter raises a holder that took the lock free after the lock was handed to a task of high priority")
     func donatesAfterAHandoff() async throws {
         let lock = AsyncLock()
