@@ -12,12 +12,15 @@ Each mutant changes one line of a file in one way:
 
 Comments, string literals, imports, attributes, compiler directives and the arguments of
 `precondition`, `assert` and `fatalError` are left alone: a mutant there is either not a bug or
-not one a test can see.
+not one a test can see. So is code that the mutant builds do not compile (an `#if
+canImport(Darwin)` branch on Linux, the `#else` of `#if DEBUG`): its mutants would build and pass
+unseen.
 """
 
 import dataclasses
 import pathlib
 import re
+import sys
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,14 +137,74 @@ def mutants_of_line(file, number, line, in_multiline_string):
     return found
 
 
+# What the mutant builds' compiler answers for the conditions of `#if`: this platform's, a debug
+# build, every trait on (`--enable-all-traits`), this toolchain. A condition with anything else
+# in it counts as compiled: both branches.
+BUILD_CONDITIONS = {
+    "canImport(Darwin)": sys.platform == "darwin", "canImport(ObjectiveC)": sys.platform == "darwin",
+    "canImport(Glibc)": sys.platform.startswith("linux"), "canImport(Musl)": False, "canImport(WinSDK)": False,
+    "canImport(FoundationNetworking)": sys.platform.startswith("linux"), "canImport(Testing)": True,
+    "os(Linux)": sys.platform.startswith("linux"), "os(macOS)": sys.platform == "darwin", "os(Android)": False,
+    "os(Windows)": False, "os(iOS)": False, "os(tvOS)": False, "os(watchOS)": False, "os(visionOS)": False,
+    "compiler(>=6.2)": True, "DEBUG": True, "BATON_MODEL_CHECK": True, "Macros": True, "Metrics": True,
+    "Lifecycle": True, "Logging": True, "AsyncHTTPClient": True,
+}
+
+
+def condition_value(condition):
+    """`True` or `False` when `condition` (an `#if`'s) is made of ``BUILD_CONDITIONS`` only;
+    `None` when anything else is in it."""
+    text = condition.split("//")[0].strip()
+    for atom, value in sorted(BUILD_CONDITIONS.items(), key=lambda item: -len(item[0])):
+        pattern = re.escape(atom) if "(" in atom else rf"\b{re.escape(atom)}\b"
+        text = re.sub(pattern, f" {value} ", text)
+    text = text.replace("&&", " and ").replace("||", " or ").replace("!", " not ")
+    if re.search(r"[^\sA-Za-z()]", text) or set(re.findall(r"[A-Za-z]+", text)) - {"True", "False", "and", "or", "not"}:
+        return None
+    try:
+        return bool(eval(text, {"__builtins__": {}}))  # only True, False, and, or, not, parentheses
+    except SyntaxError:
+        return None
+
+
+def compiled_lines(lines):
+    """Whether each line is compiled in the mutant builds: `False` inside an `#if` branch that
+    ``BUILD_CONDITIONS`` rule out (say `#if canImport(Darwin)` on Linux, or a `#else` of
+    `#if DEBUG`)."""
+    result = []
+    stack = []  # per open `#if`: (this branch compiled, an earlier branch was taken for certain)
+    for line in lines:
+        stripped = line.strip()
+        directive = re.match(r"#(if|elseif|else|endif)\b(.*)", stripped)
+        if directive:
+            kind, condition = directive.groups()
+            if kind == "if":
+                value = condition_value(condition)
+                stack.append((value is not False, value is True))
+            elif kind == "elseif" and stack:
+                _, taken = stack[-1]
+                value = condition_value(condition)
+                stack[-1] = (not taken and value is not False, taken or value is True)
+            elif kind == "else" and stack:
+                _, taken = stack[-1]
+                stack[-1] = (not taken, True)
+            elif kind == "endif" and stack:
+                stack.pop()
+            result.append(False)
+            continue
+        result.append(all(compiled for compiled, _ in stack))
+    return result
+
+
 def mutants_of_file(repo, path):
     relative = str(path.relative_to(repo))
     lines = path.read_text().split("\n")
+    compiled = compiled_lines(lines)
     result = []
     in_multiline = False
     for index, line in enumerate(lines):
         toggles = line.count('"""')
-        if not in_multiline:
+        if not in_multiline and compiled[index]:
             result.extend(mutants_of_line(relative, index + 1, line, toggles > 0))
         if toggles % 2 == 1:
             in_multiline = not in_multiline
