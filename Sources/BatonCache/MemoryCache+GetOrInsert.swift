@@ -34,8 +34,10 @@ extension MemoryCache {
     ///
     /// The first caller to miss runs `make`; every caller that misses the same key while it
     /// runs waits for its result instead of computing again. On success the value is stored
-    /// and every waiter gets it. If `make` throws, nothing is cached, every waiter gets the
-    /// error, and the next caller tries again.
+    /// and every waiter gets it — unless a value was stored for the key while `make` ran (by
+    /// ``setValue(_:forKey:cost:timeToLive:)``, say): as in the synchronous form, that first
+    /// value wins and is what every waiter gets. If `make` throws, nothing is cached, every
+    /// waiter gets the error, and the next caller tries again.
     ///
     /// ```swift
     /// // A hundred views asking for the same avatar start one download.

@@ -1,3 +1,4 @@
+import BatonLocks
 import BatonTestSupport
 import Foundation
 import Testing
@@ -183,6 +184,50 @@ struct SingleFlightTests {
         #expect(await wait(for: delivered))
         #expect(outcome.value == 5 && outcome.onQueue)
         #expect(cache["k"] == 5)
+    }
+}
+
+extension SingleFlightTests {
+    @Test("the completion-handler get-or-insert hands make's error to the completion and stores nothing")
+    func callbackGetOrInsertFailure() async throws {
+        let cache = MemoryCache<String, Int>()
+        let delivered = DispatchSemaphore(value: 0)
+        let failure = Protected<LoaderFailed?>(nil)
+        cache.value(forKey: "k", orInsert: { throw LoaderFailed(attempt: 3) }) { result in
+            if case .failure(let error) = result { failure.write { $0 = error as? LoaderFailed } }
+            delivered.signal()
+        }
+        #expect(await wait(for: delivered))
+        #expect(failure.value == LoaderFailed(attempt: 3))
+        #expect(cache.peek("k") == nil && cache.count == 0)
+    }
+
+    /// Every form that stores without a cost given stores at cost 1.
+    @Test("a value stored without a cost costs 1, whichever form stores it")
+    func defaultCostIsOne() async throws {
+        let cache = MemoryCache<String, Int>()
+        cache.setValue(1, forKey: "set")
+        _ = cache.value(forKey: "sync") { 2 }
+        let made: @Sendable () async throws -> Int = { 3 }
+        _ = try await cache.value(forKey: "async", orInsert: made)
+        let delivered = DispatchSemaphore(value: 0)
+        cache.setValue(4, forKey: "callback set") { delivered.signal() }
+        cache.value(forKey: "callback make", orInsert: { 5 }) { _ in delivered.signal() }
+        #expect(await wait(for: delivered, count: 2))
+        #expect(cache.count == 5 && cache.totalCost == 5)
+    }
+
+    /// As the synchronous form: a value stored for the key while `make` ran (here by `make`
+    /// itself) wins, and the caller gets it.
+    @Test("the async get-or-insert returns a value stored while make ran, and keeps it")
+    func asyncGetOrInsertKeepsAValueStoredMeanwhile() async throws {
+        let cache = MemoryCache<String, Int>()
+        let got = try await cache.value(forKey: "k") { () async throws -> Int in
+            cache["k"] = 1
+            return 2
+        }
+        #expect(got == 1)
+        #expect(cache["k"] == 1)
     }
 }
 

@@ -222,6 +222,10 @@ struct TinyLFUTests {
         #expect(MemoryCache<Int, Int>(countLimit: 1_000, policy: .tinyLFU).shardCount == 4)
         #expect(MemoryCache<Int, Int>(countLimit: 1_000, policy: .sieve).shardCount == 16)
         #expect(MemoryCache<Int, Int>(countLimit: 100, policy: .tinyLFU).shardCount == 1)
+        // Exactly 128 (or 32) a shard is enough: no halving at the boundary.
+        #expect(MemoryCache<Int, Int>(countLimit: 512, policy: .tinyLFU).shardCount == 4)
+        #expect(MemoryCache<Int, Int>(countLimit: 512, policy: .sieve).shardCount == 16)
+        #expect(MemoryCache<Int, Int>(countLimit: 1, policy: .lru).shardCount == 1)
     }
 
     /// 4 threads from a start barrier read through the cache (a miss writes the key) over
