@@ -55,6 +55,24 @@ extension LockDiagnosticsTests {
         #expect(!ids.contains(where: LockOrderGraph.shared.contains))
     }
 
+    /// In a process where only AsyncLocks ever used the diagnostics, a lock's deinit must still
+    /// know to leave the order graph: the AsyncLock's path marks the diagnostics used, as the
+    /// other locks' does. In a process of its own, since any lock of the test run would mark it.
+    @Test("An AsyncLock alone marks the diagnostics used, so it leaves the graph in a process of its own")
+    func asyncLocksAloneMarkTheDiagnosticsUsed() async {
+        await #expect(processExitsWith: .success) {
+            LockDiagnostics.checksLockOrder = true
+            var outer: AsyncLock? = AsyncLock(name: "outer")
+            var inner: AsyncLock? = AsyncLock(name: "inner")
+            let ids = [ObjectIdentifier(outer!), ObjectIdentifier(inner!)]
+            try? await Task { [outer, inner] in try await outer!.withLock { try await inner!.withLock {} } }.value
+            guard ids.allSatisfy(LockOrderGraph.shared.contains) else { exit(2) }
+            outer = nil
+            inner = nil
+            exit(ids.contains(where: LockOrderGraph.shared.contains) ? 1 : 0)
+        }
+    }
+
     @Test("AsyncLocks taken in one order by many tasks report nothing", .timeLimit(.minutes(1)))
     func asyncConsistentOrderIsQuiet() async throws {
         let prefix = DiagnosticsCapture.start("async-consistent")

@@ -39,6 +39,24 @@ struct AsyncLockStateMachineTests {
         }
     }
 
+    /// Waiters of high, low, medium, high and medium priority queue (so a priority is inserted
+    /// before, between and after the others, and two are counted twice), then leave one by one:
+    /// the highest is always the highest of those still waiting.
+    @Test("The waiters' priorities: the highest is the highest still waiting, however they come and go")
+    func priorityCounts() {
+        func priority(_ value: TaskPriority) -> AsyncLockStateMachine.Priority { .init(rawValue: value.rawValue) }
+        var counts = PriorityCounts()
+        #expect(counts.highest == nil)
+        for value in [TaskPriority.high, .low, .medium, .high, .medium] { counts.add(priority(value)) }
+        var highest: [UInt8?] = [counts.highest?.rawValue]
+        for value in [TaskPriority.high, .high, .background, .medium, .medium, .low] {
+            counts.remove(priority(value))  // .background never waited: nothing changes
+            highest.append(counts.highest?.rawValue)
+        }
+        let (high, medium, low) = (TaskPriority.high.rawValue, TaskPriority.medium.rawValue, TaskPriority.low.rawValue)
+        #expect(highest == [high, high, medium, medium, medium, low, nil])
+    }
+
     @Test("A waiter withdrawn before it queues is resumed at once, without the lock, and never queues")
     func withdrawnWhileArriving() async {
         let (word, machine) = heldLock()
