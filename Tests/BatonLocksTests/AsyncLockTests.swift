@@ -363,6 +363,39 @@ struct AsyncLockTests {
         #expect(priorities.get() == [.background, .high])
     }
 
+    /// As above, where the lock is freed, not handed over: its only waiter (high) was cancelled,
+    /// so the holder releases through the mutex with no one to hand the lock to. What the lock
+    /// knew of that holder's priority must go with it.
+    @Test("A waiter raises a holder that took the lock free after its last waiter was cancelled")
+    func donatesAfterTheLastWaiterLeft() async throws {
+        let lock = AsyncLock()
+        let firstGate = Gate()
+        let first = Task(priority: .background) { try await lock.withLock { await firstGate.wait() } }
+        #expect(await waitUntil { lock.isHeld })
+        let cancelled = Task(priority: .high) { try await lock.withLock {} }
+        #expect(await waitUntil { lock.waitingCount == 1 })
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        firstGate.open()
+        try await first.value
+        let gate = Gate()
+        let priorities = Locked<[TaskPriority]>([])
+        let holder = Task(priority: .background) {
+            try await lock.withLock {
+                priorities.withValue { $0.append(Task.currentPriority) }
+                await gate.wait()
+                priorities.withValue { $0.append(Task.currentPriority) }
+            }
+        }
+        #expect(await waitUntil { priorities.withValue { $0.count == 1 } })
+        let waiter = Task(priority: .high) { try await lock.withLock {} }
+        #expect(await waitUntil { lock.waitingCount == 1 })
+        gate.open()
+        try await holder.value
+        try await waiter.value
+        #expect(priorities.get() == [.background, .high])
+    }
+
     @Test("The lock is released when the body throws, and the error comes out unchanged")
     func releasesOnThrow() async {
         let lock = AsyncLock()
