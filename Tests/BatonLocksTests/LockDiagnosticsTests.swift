@@ -157,6 +157,25 @@ struct LockDiagnosticsTests {
         #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 2)
     }
 
+    /// The graph forgets only what involved the departed lock: an inversion of two other locks,
+    /// reported before, is not reported again when it happens again.
+    @Test("A lock that departs takes only its own reported inversions with it")
+    func aDepartureKeepsOtherReportedInversions() {
+        let prefix = DiagnosticsCapture.start("departkeeps")
+        let a = Lock(name: "\(prefix)-a")
+        let b = Lock(name: "\(prefix)-b")
+        let departing = Lock(name: "\(prefix)-departing")
+        #expect(onThread { a.withLock { b.withLock {} } })
+        #expect(onThread { b.withLock { a.withLock {} } })
+        #expect(onThread { a.withLock { departing.withLock {} } })
+        #expect(onThread { departing.withLock { a.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 2)
+        LockOrderGraph.shared.remove(ObjectIdentifier(departing))
+        #expect(onThread { b.withLock { a.withLock {} } })
+        #expect(onThread { a.withLock { b.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 2)
+    }
+
     /// A thread remembers the orders it has recorded, so that it records each once; when a lock
     /// departs, it must forget them, or the order it meets again through the new lock at that
     /// address is never recorded.
@@ -416,8 +435,12 @@ struct LockDiagnosticsTests {
         let before = LockDiagnostics.collectsStatistics
         defer { LockDiagnostics.collectsStatistics = before }
         LockDiagnostics.collectsStatistics = false
+        let order = LockDiagnostics.checksLockOrder
+        defer { LockDiagnostics.checksLockOrder = order }
+        LockDiagnostics.checksLockOrder = true  // so that tries take the diagnosed path
         let lock = Lock(name: "\(prefix)-quiet")
         for _ in 0..<100 { lock.withLock {} }
+        for _ in 0..<10 { #expect(lock.tryWithLock {} != nil) }
         let stats = try #require(LockDiagnostics.statistics().first { $0.name == "\(prefix)-quiet" })
         #expect(stats.acquisitions == 0)
     }
