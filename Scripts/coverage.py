@@ -52,14 +52,35 @@ def filter_of(tests):
     return "^(?:" + "|".join(re.escape(test) for test in tests) + ")(?:$|/)"
 
 
+def exit_tests(tree, tests):
+    """The Swift Testing tests among `tests` whose function has an exit test
+    (`processExitsWith`): its child process, which is meant to stop with a fatal error, writes
+    no coverage, so what it runs is not in the map."""
+    with_exit_tests = set()
+    for path in (tree / "Tests").rglob("*.swift"):
+        text = path.read_text()
+        if "processExitsWith" not in text:
+            continue
+        # Each function's text runs to the next function (or the end): enough to say whether
+        # its body has an exit test.
+        starts = [(match.start(), match.group(1)) for match in re.finditer(r"\bfunc\s+(\w+)\s*\(", text)]
+        for index, (start, name) in enumerate(starts):
+            end = starts[index + 1][0] if index + 1 < len(starts) else len(text)
+            if "processExitsWith" in text[start:end]:
+                with_exit_tests.add(name)
+    return [test for test in tests
+            if test.endswith(")") and re.sub(r"\(.*$", "", test.rsplit("/", 1)[-1]) in with_exit_tests]
+
+
 class Coverage:
     """Lines run, per test, in the files mutated."""
 
-    def __init__(self, tests, ran, known, seconds):
+    def __init__(self, tests, ran, known, seconds, exiting=()):
         self.tests = tests  # every test measured, in order
         self.ran = ran  # test → file → set of line numbers run
         self.known = known  # file → set of line numbers with a count
         self.seconds = seconds  # test → how long it ran alone, instrumented, with its process
+        self.exiting = list(exiting)  # the tests with an exit test, which the map cannot see into
         # Whether every test is a Swift Testing one (`name()`), which the test binary runs
         # straight, with `--testing-library swift-testing`.
         self.swift_testing_only = all(test.endswith(")") for test in tests)
@@ -69,7 +90,9 @@ class Coverage:
         the line has no count of its own and any test might."""
         if line not in self.known.get(file, ()):
             return None
-        return [test for test in self.tests if line in self.ran.get(test, {}).get(file, ())]
+        running = [test for test in self.tests if line in self.ran.get(test, {}).get(file, ())]
+        # An exit test may run the line in its child process: it runs with any test that does.
+        return running + [test for test in self.exiting if test not in running] if running else []
 
     def time_limit(self, tests, ceiling, floor=20):
         """A mutant's time limit when it runs `tests`: three times as long as they took one by one
@@ -183,4 +206,4 @@ def measure(tree, files, pattern, flags, scratch, cache_folder, run, log):
                 "known": {file: sorted(lines) for file, lines in known.items()},
                 "seconds": seconds,
             }))
-    return Coverage(tests, ran, known, seconds)
+    return Coverage(tests, ran, known, seconds, exit_tests(tree, tests))
