@@ -183,17 +183,33 @@ private func watchTotals(_ reporter: MetricsReporter, _ totals: Totals, name: St
         }
         let running = Task { await reporter.run(clock: clock) }
         #expect(await eventuallyHolds { reports() == 1 })
+        // Each advance waits for the reporter's sleep: an advance that came first would pass
+        // the deadline before the sleep was registered (as a busy machine once showed).
+        #expect(await sleeps(on: clock))
         await clock.advance(by: .seconds(9))
         #expect(reports() == 1)
         await clock.advance(by: .seconds(1))
         #expect(await eventuallyHolds { reports() == 2 })
-        await clock.advance(by: .seconds(20))
-        #expect(await eventuallyHolds { reports() == 4 })
+        for expected in 3...4 {
+            #expect(await sleeps(on: clock))
+            await clock.advance(by: .seconds(10))
+            #expect(await eventuallyHolds { reports() == expected })
+        }
         totals.values.write { $0.count = 9 }
         running.cancel()
         await running.value(within: 10)
         #expect(reports() == 5)
         #expect(try metrics.expectCounter("test_count_total", [("totals", "t")]).totalValue == 9)
+    }
+
+    /// Whether a task sleeps on `clock` within 30 s (`checkSuspension()` throws while one does).
+    private func sleeps(on clock: TestClock<Duration>) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if (try? await clock.checkSuspension()) == nil { return true }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return false
     }
 
     @Test func aZeroIntervalStopsWithAMessage() async {
