@@ -82,6 +82,25 @@ struct TimerWheelTests {
         #expect(wheel.invariantViolations() == [])
     }
 
+    /// `expire(upTo:)` moves the wheel's time forward whether or not a bucket starts by then,
+    /// and never back; a deadline at or before that time then waits on the due list.
+    @Test("expire moves the wheel's time to the time given, with buckets to empty or without, never back")
+    func expireMovesTheTime() {
+        var wheel = TimerWheel()
+        wheel.schedule(1, at: 100)
+        wheel.schedule(2, at: hour)
+        #expect(fire(&wheel, upTo: 50) == [])  // no bucket starts by 50
+        #expect(wheel.now == 50)
+        #expect(fire(&wheel, upTo: 10 * second) == [1])  // buckets emptied on the way
+        #expect(wheel.now == 10 * second)
+        #expect(fire(&wheel, upTo: second) == [])  // an earlier time leaves it where it is
+        #expect(wheel.now == 10 * second)
+        wheel.schedule(3, at: 5 * second)  // already past: due at the next expire
+        #expect(fire(&wheel, upTo: 10 * second) == [3])
+        #expect(wheel.deadline(of: 2) == hour)
+        #expect(wheel.invariantViolations() == [])
+    }
+
     @Test("a deadline near Int64.max stays scheduled through centuries and fires exactly at it")
     func farDeadline() {
         var wheel = TimerWheel()
