@@ -303,6 +303,7 @@ struct MemoryCacheLimitTests {
         #expect(cache.removeValue(forKey: 1) == nil)
         for key in 2..<6 { cache[key] = "\(key)" }
         cache[2] = nil
+        #expect(cache.peek(2) == nil && cache.count == 3 && log.keys.last == 2)
         cache.removeAll()
         #expect(cache.count == 0 && cache.totalCost == 0)
         #expect(log.entries.first?.value == "one" && log.entries.first?.reason == .replaced)
