@@ -325,10 +325,12 @@ struct AsyncLockTests {
         }
         #expect(await waitUntil { lock.waitingCount == 2 })
         gate.open()
+        // Before any task is awaited: awaiting `last` would raise it to this test's priority.
+        #expect(await waitUntil { priorities.withValue { $0.count == 1 } })
+        #expect(priorities.get() == [.background])
         try await holder.value
         try await high.value
         try await last.value
-        #expect(priorities.get() == [.background])
     }
 
     @Test("A waiter raises a holder that took the lock free after the lock was handed to a task of high priority")
