@@ -1,3 +1,4 @@
+import BatonTestSupport
 import Foundation
 import Testing
 
@@ -186,6 +187,56 @@ extension LockDiagnosticsTests {
             for task in [firstHolder, secondHolder, nested] { try await task.value }
         }
         #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+    }
+
+    /// Every diagnostic off (a release build's default): a contended wait takes the slow path
+    /// written for that case. Its timer still ends a timed wait, and a waiter handed the lock is
+    /// its holder, named as such when it re-enters.
+    @Test(
+        "With every diagnostic off, a contended AsyncLock wait times out, and a waiter handed the lock is named its holder",
+        .timeLimit(.minutes(1)))
+    func asyncSlowPathWithDiagnosticsOff() async throws {
+        let (order, statistics, threshold) = (
+            LockDiagnostics.checksLockOrder, LockDiagnostics.collectsStatistics, LockDiagnostics.holdTimeThreshold
+        )
+        defer {
+            LockDiagnostics.checksLockOrder = order
+            LockDiagnostics.collectsStatistics = statistics
+            LockDiagnostics.holdTimeThreshold = threshold
+        }
+        LockDiagnostics.checksLockOrder = false
+        LockDiagnostics.collectsStatistics = false
+        LockDiagnostics.holdTimeThreshold = nil
+        let lock = AsyncLock(name: "quiet")
+        let gate = Gate()
+        let holder = Task { try await lock.withLock { await gate.wait() } }
+        #expect(await waitUntil { lock.isHeld })
+        let timedOut = await Task { () -> Bool in
+            do {
+                try await lock.withLock(timeout: .milliseconds(5)) {}
+                return false
+            } catch {
+                return error is TimeoutError
+            }
+        }.value(within: 30)
+        #expect(timedOut == true)
+        let outerLine = #line + 3
+        let waiter = Task { () -> AsyncLockError? in
+            do {
+                try await lock.withLock {
+                    try await lock.withLock {}
+                }
+                return nil
+            } catch {
+                return error as? AsyncLockError
+            }
+        }
+        #expect(await waitUntil { lock.waitingCount == 1 })
+        gate.open()
+        try await holder.value
+        let error = await waiter.value(within: 30)
+        #expect(error??.code == .reentry)
+        #expect(error??.firstTakenAt == SourceSite(fileID: #fileID, line: outerLine))
     }
 
     @Test("An AsyncLock held across a long await is reported after it is released", .timeLimit(.minutes(1)))
