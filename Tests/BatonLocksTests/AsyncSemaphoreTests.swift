@@ -108,6 +108,19 @@ struct AsyncSemaphoreTests {
         #expect(semaphore.freePermits == 0 && semaphore.waitingCount == 0)
     }
 
+    /// The timed wait's twin of the test above: its own slow path must pass the permit on too.
+    @Test("A timed waiter handed a permit as it is cancelled passes the permit on")
+    func signalInFlightToACancelledTimedWaiter() async throws {
+        let semaphore = AsyncSemaphore(value: 0)
+        let first = Task { await WaitOutcome { try await semaphore.wait(timeout: .seconds(60)) } }
+        #expect(await waitUntil { semaphore.waitingCount == 1 })
+        #expect(semaphore.count.loadThenWrappingIncrement(ordering: .acquiringAndReleasing) == -1)
+        first.cancel()
+        #expect(semaphore.resumeFirstWaiter())
+        #expect(await first.value == .cancelled)
+        #expect(semaphore.freePermits == 1 && semaphore.waitingCount == 0)
+    }
+
     @Test("A task cancelled before it calls wait throws at once and takes nothing")
     func cancelledBeforeWait() async {
         let semaphore = AsyncSemaphore(value: 1)
