@@ -309,8 +309,9 @@ struct AsyncLockTests {
     }
 
     /// The high-priority waiter is handed the lock and so leaves the queue: its priority must
-    /// leave the waiters' priorities with it, or the background waiter behind it would be raised
-    /// to it when the lock comes to it, with no task of that priority waiting any more.
+    /// leave the waiters' priorities with it. When it hands the lock on to the background waiter
+    /// behind it, with one more background waiter behind that, the new holder is raised to the
+    /// highest priority still waiting (background), not to the one that left.
     @Test("A waiter handed the lock takes its priority out of the queue: the next holder is not raised for it")
     func aHandedWaiterTakesItsPriorityAlong() async throws {
         let lock = AsyncLock()
@@ -320,17 +321,17 @@ struct AsyncLockTests {
         let high = Task(priority: .high) { try await lock.withLock {} }
         #expect(await waitUntil { lock.waitingCount == 1 })
         let priorities = Locked<[TaskPriority]>([])
-        let last = Task(priority: .background) {
+        let second = Task(priority: .background) {
             try await lock.withLock { priorities.withValue { $0.append(Task.currentPriority) } }
         }
         #expect(await waitUntil { lock.waitingCount == 2 })
+        let third = Task(priority: .background) { try await lock.withLock {} }
+        #expect(await waitUntil { lock.waitingCount == 3 })
         gate.open()
-        // Before any task is awaited: awaiting `last` would raise it to this test's priority.
+        // Before any task is awaited: awaiting one raises it to this test's priority.
         #expect(await waitUntil { priorities.withValue { $0.count == 1 } })
         #expect(priorities.get() == [.background])
-        try await holder.value
-        try await high.value
-        try await last.value
+        for task in [holder, high, second, third] { try await task.value }
     }
 
     @Test("A waiter raises a holder that took the lock free after the lock was handed to a task of high priority")
