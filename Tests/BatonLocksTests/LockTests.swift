@@ -113,6 +113,22 @@ struct LockTests {
         #expect(standardError(of: result).contains("re-locked on the thread that already holds it"))
     }
 
+    @Test("Debug: a lock re-locked by its holder is reported to the handler, as a deadlock, before it traps")
+    func relockIsReportedBeforeTheTrap() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            exitSuccessfullyIfStillRunning()
+            LockDiagnostics.setReportHandler { report in
+                if case .reentry(let reentry) = report {
+                    FileHandle.standardError.write(Data("handler: re-entry, deadlocks \(reentry.deadlocks)\n".utf8))
+                }
+            }
+            let lock = Lock(name: "ledger")
+            lock.lock()
+            lock.lock()
+        }
+        #expect(standardError(of: result).contains("handler: re-entry, deadlocks true"))
+    }
+
     @Test("Debug: withLock nested in its own body traps with a message instead of deadlocking")
     func nestedWithLockTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
