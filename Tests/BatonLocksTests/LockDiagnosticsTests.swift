@@ -429,6 +429,47 @@ struct LockDiagnosticsTests {
         #expect(listed.filter { $0.hasPrefix("\(prefix)-") } == names.sorted())
     }
 
+    /// Every diagnostic off (a release build's default): the reader-writer locks go straight to
+    /// the platform lock, a path of its own. Writers still exclude each other and the readers,
+    /// and a try still fails on a held lock and takes a free one.
+    @Test("With every diagnostic off, the reader-writer locks still exclude, and their tries still work")
+    func readerWriterLocksWithDiagnosticsOff() {
+        let (order, statistics, threshold) = (
+            LockDiagnostics.checksLockOrder, LockDiagnostics.collectsStatistics, LockDiagnostics.holdTimeThreshold
+        )
+        defer {
+            LockDiagnostics.checksLockOrder = order
+            LockDiagnostics.collectsStatistics = statistics
+            LockDiagnostics.holdTimeThreshold = threshold
+        }
+        LockDiagnostics.checksLockOrder = false
+        LockDiagnostics.collectsStatistics = false
+        LockDiagnostics.holdTimeThreshold = nil
+        let plain = ReadWriteLock()
+        let recursive = RecursiveReadWriteLock()
+        let (plainTotal, recursiveTotal) = (Guarded(0), Guarded(0))  // guarded by `plain`, `recursive`
+        #expect(
+            raceThreads(4) { _ in
+                for _ in 0..<5_000 {
+                    plain.withWriteLock { plainTotal.value += 1 }
+                    recursive.withLock { recursiveTotal.value += 1 }
+                    _ = plain.withReadLock { plainTotal.value }
+                }
+            })
+        #expect(plain.withReadLock { plainTotal.value } == 20_000)
+        #expect(recursive.withReadLock { recursiveTotal.value } == 20_000)
+        let tries = Guarded<[Bool]>([])  // written by one thread at a time, read after it ends
+        plain.withWriteLock {
+            #expect(onThread { tries.value += [plain.tryWithReadLock {} != nil, plain.tryWithWriteLock {} != nil] })
+        }
+        plain.withReadLock {
+            #expect(onThread { tries.value += [plain.tryWithReadLock {} != nil, plain.tryWithWriteLock {} != nil] })
+        }
+        #expect(tries.value == [false, false, true, false])
+        #expect(plain.tryWithWriteLock { 1 } == 1)
+        #expect(plain.tryWithReadLock { 2 } == 2)
+    }
+
     @Test("With statistics off, nothing is counted")
     func statisticsOff() throws {
         let prefix = DiagnosticsCapture.start("nostats")
