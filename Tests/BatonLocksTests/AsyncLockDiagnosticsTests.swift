@@ -153,17 +153,8 @@ extension LockDiagnosticsTests {
     @Test("With every diagnostic off, AsyncLocks taken with a deadline keep no lock order", .timeLimit(.minutes(1)))
     func asyncDeadlineWaitsKeepNoOrderWhenOff() async throws {
         let prefix = DiagnosticsCapture.start("async-off")
-        let (order, statistics, threshold) = (
-            LockDiagnostics.checksLockOrder, LockDiagnostics.collectsStatistics, LockDiagnostics.holdTimeThreshold
-        )
-        defer {
-            LockDiagnostics.checksLockOrder = order
-            LockDiagnostics.collectsStatistics = statistics
-            LockDiagnostics.holdTimeThreshold = threshold
-        }
-        LockDiagnostics.checksLockOrder = false
-        LockDiagnostics.collectsStatistics = false
-        LockDiagnostics.holdTimeThreshold = nil
+        let restore = everyDiagnosticOff()
+        defer { restore() }
         let a = AsyncLock(name: "\(prefix)-a")
         let b = AsyncLock(name: "\(prefix)-b")
         // A free lock takes the fast path, which keeps no order anyway: each lock is held by
@@ -196,17 +187,8 @@ extension LockDiagnosticsTests {
         "With every diagnostic off, a contended AsyncLock wait times out, and a waiter handed the lock is named its holder",
         .timeLimit(.minutes(1)))
     func asyncSlowPathWithDiagnosticsOff() async throws {
-        let (order, statistics, threshold) = (
-            LockDiagnostics.checksLockOrder, LockDiagnostics.collectsStatistics, LockDiagnostics.holdTimeThreshold
-        )
-        defer {
-            LockDiagnostics.checksLockOrder = order
-            LockDiagnostics.collectsStatistics = statistics
-            LockDiagnostics.holdTimeThreshold = threshold
-        }
-        LockDiagnostics.checksLockOrder = false
-        LockDiagnostics.collectsStatistics = false
-        LockDiagnostics.holdTimeThreshold = nil
+        let restore = everyDiagnosticOff()
+        defer { restore() }
         let lock = AsyncLock(name: "quiet")
         let gate = Gate()
         let holder = Task { try await lock.withLock { await gate.wait() } }

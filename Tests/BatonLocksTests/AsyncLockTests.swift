@@ -258,9 +258,11 @@ struct AsyncLockTests {
         #expect(try await value.value == 5)
     }
 
-    @Test("A waiter of high priority raises the holder's task to its priority")
-    func donatesPriority() async throws {
-        let lock = AsyncLock()
+    /// A background task takes `lock` and holds it; a waiter of high priority comes: the
+    /// holder must run at high priority from then on, which it reads inside its section.
+    private func expectTheHolderIsRaised(
+        _ lock: AsyncLock, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let gate = Gate()
         let priorities = Locked<[TaskPriority]>([])
         let holder = Task(priority: .background) {
@@ -270,13 +272,19 @@ struct AsyncLockTests {
                 priorities.withValue { $0.append(Task.currentPriority) }
             }
         }
-        #expect(await waitUntil { priorities.withValue { $0.count == 1 } })
+        #expect(await waitUntil { priorities.withValue { $0.count == 1 } }, sourceLocation: sourceLocation)
         let waiter = Task(priority: .high) { try await lock.withLock {} }
-        #expect(await waitUntil { lock.waitingCount == 1 })
+        #expect(await waitUntil { lock.waitingCount == 1 }, sourceLocation: sourceLocation)
         gate.open()
         try await holder.value
         try await waiter.value
-        #expect(priorities.get() == [.background, .high])
+        #expect(priorities.get() == [.background, .high], sourceLocation: sourceLocation)
+    }
+
+    @Test("A waiter of high priority raises the holder's task to its priority")
+    func donatesPriority() async throws {
+        let lock = AsyncLock()
+        try await expectTheHolderIsRaised(lock)
     }
 
     /// Donation at a handover, not only when a waiter arrives: the lock goes to the first
@@ -348,22 +356,7 @@ struct AsyncLockTests {
         try await high.value
         // A background task takes the free lock; what the lock knew of the last holder's
         // priority must not stop the next waiter's donation.
-        let gate = Gate()
-        let priorities = Locked<[TaskPriority]>([])
-        let holder = Task(priority: .background) {
-            try await lock.withLock {
-                priorities.withValue { $0.append(Task.currentPriority) }
-                await gate.wait()
-                priorities.withValue { $0.append(Task.currentPriority) }
-            }
-        }
-        #expect(await waitUntil { priorities.withValue { $0.count == 1 } })
-        let waiter = Task(priority: .high) { try await lock.withLock {} }
-        #expect(await waitUntil { lock.waitingCount == 1 })
-        gate.open()
-        try await holder.value
-        try await waiter.value
-        #expect(priorities.get() == [.background, .high])
+        try await expectTheHolderIsRaised(lock)
     }
 
     /// As above, where the lock is freed, not handed over: its only waiter (high) was cancelled,
@@ -381,22 +374,7 @@ struct AsyncLockTests {
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         firstGate.open()
         try await first.value
-        let gate = Gate()
-        let priorities = Locked<[TaskPriority]>([])
-        let holder = Task(priority: .background) {
-            try await lock.withLock {
-                priorities.withValue { $0.append(Task.currentPriority) }
-                await gate.wait()
-                priorities.withValue { $0.append(Task.currentPriority) }
-            }
-        }
-        #expect(await waitUntil { priorities.withValue { $0.count == 1 } })
-        let waiter = Task(priority: .high) { try await lock.withLock {} }
-        #expect(await waitUntil { lock.waitingCount == 1 })
-        gate.open()
-        try await holder.value
-        try await waiter.value
-        #expect(priorities.get() == [.background, .high])
+        try await expectTheHolderIsRaised(lock)
     }
 
     @Test("The lock is released when the body throws, and the error comes out unchanged")

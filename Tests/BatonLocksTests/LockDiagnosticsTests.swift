@@ -9,6 +9,22 @@ import Testing
 // check is on for them in release builds too (it is on by default in debug builds only).
 @Suite("Lock diagnostics", .serialized, .lockOrderCheckOn)
 struct LockDiagnosticsTests {
+    /// Turns every lock diagnostic off, a release build's default (each lock then takes its
+    /// path written for that case), and returns what puts the switches back as they were.
+    func everyDiagnosticOff() -> @Sendable () -> Void {
+        let (order, statistics, threshold) = (
+            LockDiagnostics.checksLockOrder, LockDiagnostics.collectsStatistics, LockDiagnostics.holdTimeThreshold
+        )
+        LockDiagnostics.checksLockOrder = false
+        LockDiagnostics.collectsStatistics = false
+        LockDiagnostics.holdTimeThreshold = nil
+        return {
+            LockDiagnostics.checksLockOrder = order
+            LockDiagnostics.collectsStatistics = statistics
+            LockDiagnostics.holdTimeThreshold = threshold
+        }
+    }
+
     /// Runs `body` on a thread of its own and waits for it, so that two orders are seen on two
     /// different threads, one after the other: never at the same time, so never a deadlock.
     private func onThread(_ body: @escaping @Sendable () -> Void) -> Bool {
@@ -434,17 +450,8 @@ struct LockDiagnosticsTests {
     /// and a try still fails on a held lock and takes a free one.
     @Test("With every diagnostic off, the reader-writer locks still exclude, and their tries still work")
     func readerWriterLocksWithDiagnosticsOff() {
-        let (order, statistics, threshold) = (
-            LockDiagnostics.checksLockOrder, LockDiagnostics.collectsStatistics, LockDiagnostics.holdTimeThreshold
-        )
-        defer {
-            LockDiagnostics.checksLockOrder = order
-            LockDiagnostics.collectsStatistics = statistics
-            LockDiagnostics.holdTimeThreshold = threshold
-        }
-        LockDiagnostics.checksLockOrder = false
-        LockDiagnostics.collectsStatistics = false
-        LockDiagnostics.holdTimeThreshold = nil
+        let restore = everyDiagnosticOff()
+        defer { restore() }
         let plain = ReadWriteLock()
         let recursive = RecursiveReadWriteLock()
         let (plainTotal, recursiveTotal) = (Guarded(0), Guarded(0))  // guarded by `plain`, `recursive`
