@@ -19,6 +19,7 @@ unseen.
 
 import dataclasses
 import pathlib
+import platform
 import re
 import sys
 
@@ -148,6 +149,9 @@ BUILD_CONDITIONS = {
     "os(Windows)": False, "os(iOS)": False, "os(tvOS)": False, "os(watchOS)": False, "os(visionOS)": False,
     "compiler(>=6.2)": True, "DEBUG": True, "BATON_MODEL_CHECK": True, "Macros": True, "Metrics": True,
     "Lifecycle": True, "Logging": True, "AsyncHTTPClient": True,
+    "arch(x86_64)": platform.machine() in ("x86_64", "AMD64"),
+    "arch(arm64)": platform.machine() in ("arm64", "aarch64"),
+    "arch(i386)": False, "arch(arm)": False,
 }
 
 

@@ -210,6 +210,31 @@ struct LockDiagnosticsTests {
         #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 1)
     }
 
+    /// A lock released while the check is off leaves no trace in the thread's list of held locks;
+    /// so every switch makes each thread forget the locks it held, on its next lock operation.
+    @Test("A thread forgets the locks it held when a switch turns: a lock released unseen is not taken for held")
+    func aSwitchMakesEachThreadForgetItsHeldLocks() {
+        let prefix = DiagnosticsCapture.start("switchforgets")
+        let released = Lock(name: "\(prefix)-released")
+        let a = Lock(name: "\(prefix)-a")
+        let b = Lock(name: "\(prefix)-b")
+        #expect(
+            onThread {
+                released.withLock { LockDiagnostics.checksLockOrder = false }  // released unseen
+                LockDiagnostics.checksLockOrder = true
+                // The same thread, after two switches: it holds nothing, then a, then b.
+                a.withLock { b.withLock {} }
+            })
+        // Had the thread kept `released` as held, it would have recorded released → a and
+        // released → b, and these two would be inversions.
+        #expect(onThread { a.withLock { released.withLock {} } })
+        #expect(onThread { b.withLock { released.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).isEmpty)
+        // What it took after the switches it recorded: a → b.
+        #expect(onThread { b.withLock { a.withLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 1)
+    }
+
     @Test("A try-lock never blocks, so it records no order; locks taken under it still do")
     func tryLocksRecordNoOrder() {
         let prefix = DiagnosticsCapture.start("try")

@@ -227,6 +227,29 @@ struct RateLimiterTests {
         #expect(!limiter.tryAcquire(1))
     }
 
+    @Test("Permits given back go to the waiter behind at once, without waiting for the clock")
+    func aGiveBackServesTheNextWaiter() async throws {
+        let clock = TestClock()
+        let limiter = RateLimiter(permits: 1, per: .seconds(1), burst: 3, clock: clock)
+        #expect(limiter.tryAcquire(3))
+        let executor = HoldableExecutor()
+        let granted = Task(executorPreference: executor) { try await limiter.acquire(2) }
+        #expect(await waitUntil { limiter.waitingCount == 1 })
+        let order = Locked<[String]>([])
+        let next = await queue("next", 2, on: limiter, into: order)
+        let letGo = executor.hold()
+        // The first waiter is granted the two permits of 2 s; the next would wait until 4 s.
+        await clock.advance(by: .milliseconds(2_500))
+        await expectWaiting(1, on: limiter)
+        granted.cancel()
+        letGo()
+        #expect(await WaitOutcome { try await granted.value } == .cancelled)
+        // No clock advance: the two permits given back are the next waiter's.
+        await expectServed("next", next, order: order)
+        #expect(!limiter.tryAcquire(1), "the waiter took exactly the two given back")
+        #expect(!limiter.isTimerArmed)
+    }
+
     @Test("While tasks wait one timer is armed; once none waits, no timer task is left")
     func noTimerLeftBehind() async throws {
         let clock = TestClock()
@@ -295,6 +318,70 @@ struct RateLimiterTests {
         #expect(grants.count > 10)
     }
 
+    @Test("A permit is in the bucket at the very nanosecond it accrues, not one before")
+    func aPermitAccruesAtItsExactInstant() async throws {
+        let clock = TestClock()
+        // The m-th permit accrues at ⌈m × 1 s ÷ 3⌉: the first at 333,333,334 ns. (Below the
+        // burst throughout: a full bucket would restart the count.)
+        let limiter = RateLimiter(permits: 3, per: .seconds(1), burst: 3, clock: clock)
+        #expect(limiter.tryAcquire(3))
+        await clock.advance(by: .nanoseconds(333_333_333))
+        #expect(!limiter.tryAcquire())
+        await clock.advance(by: .nanoseconds(1))
+        #expect(limiter.tryAcquire())
+        // The second at 666,666,667 ns.
+        await clock.advance(by: .nanoseconds(333_333_332))
+        #expect(!limiter.tryAcquire())
+        await clock.advance(by: .nanoseconds(1))
+        #expect(limiter.tryAcquire())
+    }
+
+    @Test(
+        "The timer sleeps until the nanosecond the first waiter's permits accrue, rounded up",
+        arguments: [
+            // (permits a second, permits waited for, the instant they are all in the bucket)
+            (3, 1, Int64(333_333_334)), (3, 2, 666_666_667), (5, 1, 200_000_000), (5, 3, 600_000_000),
+        ])
+    func theTimerWakesWhenThePermitsAccrue(permits: Int, count: Int, due: Int64) async throws {
+        let clock = SleepRecordingClock()
+        let limiter = RateLimiter(permits: permits, per: .seconds(1), burst: count, clock: clock)
+        #expect(limiter.tryAcquire(count))
+        let order = Locked<[String]>([])
+        let waiter = await queue("waiter", count, on: limiter, into: order)
+        #expect(await waitUntil { !clock.deadlines.get().isEmpty })
+        #expect(clock.deadlines.get() == [.nanoseconds(due)])
+        // Woken exactly then, it serves the waiter without sleeping again.
+        await clock.base.advance(by: .nanoseconds(due))
+        await expectServed("waiter", waiter, order: order)
+        #expect(clock.deadlines.get() == [.nanoseconds(due)])
+    }
+
+    @Test("A give-back that fills the bucket drops the fraction accrued: the next permit counts from then")
+    func aGiveBackThatFillsTheBucketRestartsTheCycle() async throws {
+        let clock = TestClock()
+        let limiter = RateLimiter(permits: 1, per: .seconds(1), burst: 2, clock: clock)
+        #expect(limiter.tryAcquire(2))
+        let executor = HoldableExecutor()
+        let granted = Task(executorPreference: executor) { try await limiter.acquire() }
+        #expect(await waitUntil { limiter.waitingCount == 1 })
+        let letGo = executor.hold()
+        // Granted the permit that accrued at 1 s; the next accrues at 2 s.
+        await clock.advance(by: .milliseconds(1_500))
+        #expect(await waitUntil { limiter.waitingCount == 0 })
+        // At 2.2 s its task is cancelled: the permit of 2 s and the one given back fill the
+        // bucket, so the next permit accrues a whole second later, at 3.2 s.
+        await clock.advance(by: .milliseconds(700))
+        granted.cancel()
+        letGo()
+        #expect(await WaitOutcome { try await granted.value } == .cancelled)
+        await clock.advance(by: .milliseconds(700))
+        #expect(limiter.tryAcquire(2))
+        await clock.advance(by: .milliseconds(200))
+        #expect(!limiter.tryAcquire(), "3.1 s: the fraction from 2 s was dropped")
+        await clock.advance(by: .milliseconds(200))
+        #expect(limiter.tryAcquire(), "3.3 s: a second since the bucket was filled")
+    }
+
     @Test("Sizes outside 1...burst, and bad rates, are precondition failures")
     func badInput() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -359,5 +446,23 @@ extension Duration {
     var wholeNanosecondsForTests: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+/// A test clock that records the deadline of every sleep, as a duration since the clock was
+/// made, and lets `base` decide when each sleep ends.
+struct SleepRecordingClock: Clock {
+    let base = TestClock()
+    let deadlines = Locked<[Duration]>([])
+    let origin: TestClock<Duration>.Instant
+
+    init() { origin = base.now }
+
+    var now: TestClock<Duration>.Instant { base.now }
+    var minimumResolution: Duration { base.minimumResolution }
+
+    func sleep(until deadline: TestClock<Duration>.Instant, tolerance: Duration?) async throws {
+        deadlines.withValue { $0.append(origin.duration(to: deadline)) }
+        try await base.sleep(until: deadline, tolerance: tolerance)
     }
 }
