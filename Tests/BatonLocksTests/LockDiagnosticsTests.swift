@@ -70,6 +70,7 @@ struct LockDiagnosticsTests {
         #expect(text.contains("lock-order inversion"))
         #expect(text.contains("\"\(prefix)-a\"") && text.contains("\"\(prefix)-b\""))
         #expect(text.contains("\(#fileID):\(abLine)") && text.contains("\(#fileID):\(baLine)"))
+        #expect(text.contains("\n  earlier order:\n") && !text.contains("a chain"))
     }
 
     @Test("A cycle through three locks of three kinds is reported with the chain that closes it")
@@ -93,6 +94,7 @@ struct LockDiagnosticsTests {
                 ["\(prefix)-a", "\(prefix)-b"], ["\(prefix)-b", "\(prefix)-c"],
             ])
         #expect(inversion.locks.map(\.kind) == [.lock, .readWriteLock, .recursiveLock])
+        #expect(inversion.description.contains("\n  earlier orders (a chain):\n"))
     }
 
     @Test("Protected values taken in opposite orders are reported too")
@@ -133,12 +135,18 @@ struct LockDiagnosticsTests {
         let prefix = DiagnosticsCapture.start("deinit")
         var outer: Lock? = Lock(name: "\(prefix)-outer")
         var inner: ReadWriteLock? = ReadWriteLock(name: "\(prefix)-inner")
-        let ids = [ObjectIdentifier(outer!), ObjectIdentifier(inner!)]
-        outer!.withLock { inner!.withWriteLock {} }
+        var recursive: RecursiveLock? = RecursiveLock(name: "\(prefix)-recursive")
+        var recursiveRW: RecursiveReadWriteLock? = RecursiveReadWriteLock(name: "\(prefix)-recursive-rw")
+        let ids = ([outer!, inner!, recursive!, recursiveRW!] as [AnyObject]).map(ObjectIdentifier.init)
+        outer!.withLock { inner!.withWriteLock { recursive!.withLock { recursiveRW!.withReadLock {} } } }
         #expect(ids.allSatisfy(LockOrderGraph.shared.contains))
         outer = nil
         inner = nil
-        #expect(!ids.contains(where: LockOrderGraph.shared.contains))
+        recursive = nil
+        recursiveRW = nil
+        for (id, kind) in zip(ids, ["Lock", "ReadWriteLock", "RecursiveLock", "RecursiveReadWriteLock"]) {
+            #expect(!LockOrderGraph.shared.contains(id), "a \(kind) left in the graph")
+        }
     }
 
     /// A lock at a reused address is a new lock: the orders of the one that was there before,
@@ -233,6 +241,40 @@ struct LockDiagnosticsTests {
         // What it took after the switches it recorded: a → b.
         #expect(onThread { b.withLock { a.withLock {} } })
         #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 1)
+    }
+
+    @Test("Statistics and the hold-time check are off by default; each switch reads back what was set")
+    func switchesReadBack() async {
+        await #expect(processExitsWith: .success) {
+            // A fresh process: nothing has set them.
+            if LockDiagnostics.collectsStatistics || LockDiagnostics.holdTimeThreshold != nil { exit(EXIT_FAILURE) }
+        }
+        let restore = everyDiagnosticOff()
+        defer { restore() }
+        #expect(!LockDiagnostics.collectsStatistics && !LockDiagnostics.checksLockOrder)
+        LockDiagnostics.collectsStatistics = true
+        #expect(LockDiagnostics.collectsStatistics && !LockDiagnostics.checksLockOrder)
+        LockDiagnostics.checksLockOrder = true
+        #expect(LockDiagnostics.collectsStatistics && LockDiagnostics.checksLockOrder)
+        LockDiagnostics.collectsStatistics = false
+        #expect(!LockDiagnostics.collectsStatistics && LockDiagnostics.checksLockOrder)
+        LockDiagnostics.holdTimeThreshold = .nanoseconds(1)
+        #expect(LockDiagnostics.holdTimeThreshold == .nanoseconds(1))
+    }
+
+    @Test("A hold-time threshold of zero or less is a precondition failure")
+    func thresholdMustBePositive() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            LockDiagnostics.holdTimeThreshold = .zero
+        }
+        #if DEBUG
+        #expect(standardError(of: result).contains("the hold-time threshold must be positive"))
+        #else
+        _ = result
+        #endif
+        await #expect(processExitsWith: .failure) {
+            LockDiagnostics.holdTimeThreshold = .milliseconds(-1)
+        }
     }
 
     @Test("A try-lock never blocks, so it records no order; locks taken under it still do")

@@ -148,6 +148,28 @@ struct LockTests {
         #expect(standardError(of: result).contains("unlock() called on a lock that is not locked"))
     }
 
+    @Test("Debug: unlock() of a lock that was locked and unlocked before traps as not locked, naming no holder")
+    func unlockAfterUnlockTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            exitSuccessfullyIfStillRunning()
+            let lock = Lock()
+            lock.lock()
+            lock.unlock()
+            lock.unlock()
+        }
+        #expect(standardError(of: result).contains("unlock() called on a lock that is not locked"))
+    }
+
+    @Test("Debug: tryWithLock(timeout:) on the thread that holds the lock traps instead of waiting out its timeout")
+    func timedRelockTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            exitSuccessfullyIfStillRunning()
+            let lock = Lock()
+            lock.withLock { _ = lock.tryWithLock(timeout: .seconds(600)) {} }
+        }
+        #expect(standardError(of: result).contains("re-locked on the thread that already holds it"))
+    }
+
     @Test("Debug: unlock() of a lock that another thread holds traps with a message")
     func unlockFromNonHolderTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

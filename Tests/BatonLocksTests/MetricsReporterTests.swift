@@ -57,6 +57,10 @@ private func watchTotals(_ reporter: MetricsReporter, _ totals: Totals, name: St
         #expect(counter.values == [5, 7] && counter.totalValue == 12)
         #expect(seconds.totalValue == 4)
         #expect(try metrics.expectGauge("test_gauge", [("totals", "t")]).values == [7, 7, 3])
+        // An increment of one is an increment.
+        totals.values.write { $0.count = 13 }
+        reporter.report()
+        #expect(counter.values == [5, 7, 1])
     }
 
     @Test func aTotalThatWentDownWasCountedSinceZero() throws {
@@ -132,14 +136,21 @@ private func watchTotals(_ reporter: MetricsReporter, _ totals: Totals, name: St
         // before the bootstrap, and still exports to the factory bootstrapped after it.
         await #expect(processExitsWith: .success) {
             let reporter = MetricsReporter()
-            let totals = Totals()
-            watchTotals(reporter, totals)
+            var totals: Totals? = Totals()
+            watchTotals(reporter, totals!)
             let metrics = TestMetrics()
             MetricsSystem.bootstrap(metrics)
-            totals.values.write { $0.count = 3 }
+            totals!.values.write { $0.count = 3 }
             reporter.report()
             let exported = try? metrics.expectCounter("test_count_total", [("totals", "t")]).totalValue
             guard exported == 3 else { fatalError("exported \(String(describing: exported)), not 3") }
+            // A source that is gone has each of its metrics destroyed through that factory too.
+            totals = nil
+            reporter.report()
+            for label in ["test_count_total", "test_seconds_total", "test_gauge"]
+            where !metrics.counters(label: label).isEmpty || !metrics.recorders(label: label).isEmpty {
+                fatalError("\(label) was not destroyed")
+            }
         }
     }
 
@@ -168,6 +179,20 @@ private func watchTotals(_ reporter: MetricsReporter, _ totals: Totals, name: St
         semaphore.signal()
         reporter.report()
         #expect(waiters.lastValue == 0 && free.lastValue == 1)
+    }
+
+    @Test func aSemaphoreThatIsGoneHasItsGaugesDestroyed() throws {
+        let metrics = TestMetrics()
+        let reporter = MetricsReporter(factory: metrics)
+        var semaphore: AsyncSemaphore? = AsyncSemaphore(value: 1)
+        reporter.watch(semaphore!, name: "gone")
+        reporter.report()
+        #expect(try metrics.expectGauge("baton_semaphore_permits_available", [("semaphore", "gone")]).lastValue == 1)
+        semaphore = nil
+        reporter.report()
+        #expect(metrics.recorders(label: "baton_semaphore_permits_available").isEmpty)
+        #expect(metrics.recorders(label: "baton_semaphore_waiters").isEmpty)
+        #expect(reporter.sources.read(\.count) == 0)
     }
 
     // MARK: Running

@@ -336,6 +336,23 @@ struct RateLimiterTests {
         #expect(limiter.tryAcquire())
     }
 
+    @Test("An interval with a fraction of a nanosecond counts as the next whole nanosecond")
+    func aFractionalIntervalIsRoundedUp() async throws {
+        let clock = TestClock()
+        let interval = Duration.nanoseconds(1) + Duration(secondsComponent: 0, attosecondsComponent: 500_000_000)
+        let limiter = RateLimiter(permits: 1, per: interval, burst: 2, clock: clock)
+        #expect(limiter.interval == interval)
+        #expect(limiter.tryAcquire(2))
+        await clock.advance(by: .nanoseconds(1))
+        #expect(!limiter.tryAcquire())
+        await clock.advance(by: .nanoseconds(1))
+        #expect(limiter.tryAcquire(), "a permit every 2 ns")
+        await clock.advance(by: .nanoseconds(1))
+        #expect(!limiter.tryAcquire())
+        await clock.advance(by: .nanoseconds(1))
+        #expect(limiter.tryAcquire())
+    }
+
     @Test(
         "The timer sleeps until the nanosecond the first waiter's permits accrue, rounded up",
         arguments: [
