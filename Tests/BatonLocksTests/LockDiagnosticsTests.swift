@@ -97,6 +97,21 @@ struct LockDiagnosticsTests {
         #expect(inversion.description.contains("\n  earlier orders (a chain):\n"))
     }
 
+    @Test("A recursive reader-writer lock's exclusive side is checked, taken by withLock and by lock()")
+    func recursiveReadWriteLockExclusiveSideIsChecked() {
+        let prefix = DiagnosticsCapture.start("rrw")
+        let plain = Lock(name: "\(prefix)-plain")
+        let recursive = RecursiveReadWriteLock(name: "\(prefix)-recursive")
+        #expect(onThread { plain.withLock { recursive.withLock {} } })
+        #expect(
+            onThread {
+                recursive.lock()
+                plain.withLock {}
+                recursive.unlock()
+            })
+        #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 1)
+    }
+
     @Test("Protected values taken in opposite orders are reported too")
     func protectedInversion() {
         let prefix = DiagnosticsCapture.start("protected")

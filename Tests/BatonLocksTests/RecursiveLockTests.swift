@@ -91,6 +91,28 @@ struct RecursiveLockTests {
         #expect(lock.tryWithLock { 42 } == 42)
     }
 
+    @Test("tryLock() that takes a free lock is released by one unlock()")
+    func tryLockOfAFreeLockIsReleasedByOneUnlock() {
+        let lock = RecursiveLock()
+        #expect(lock.tryLock())
+        #expect(runOnAnotherThread { lock.tryWithLock { true } == nil } == true)
+        lock.unlock()
+        #expect(runOnAnotherThread { lock.tryWithLock { true } } == true)
+    }
+
+    @Test("lock(), tryLock() and unlock() nested in withLock leave the section holding the lock")
+    func lockAndUnlockNestedInWithLock() {
+        let lock = RecursiveLock()
+        lock.withLock {
+            lock.lock()
+            #expect(lock.tryLock())
+            lock.unlock()
+            lock.unlock()
+            #expect(runOnAnotherThread { lock.tryWithLock { true } == nil } == true, "still held by withLock")
+        }
+        #expect(runOnAnotherThread { lock.tryWithLock { true } } == true)
+    }
+
     @Test("tryWithLock and tryLock on the owner's thread re-enter")
     func tryOnOwnerThreadReenters() {
         let lock = RecursiveLock()
