@@ -1,3 +1,4 @@
+import BatonTestSupport
 import Clocks
 import Foundation
 import Testing
@@ -116,6 +117,10 @@ struct AsyncSemaphoreTimedWaitTests {
             try await semaphore.wait(until: clock.now.advanced(by: .seconds(-1)), clock: clock)
         }
         #expect(error?.operation == "AsyncSemaphore.wait")
+        #expect(semaphore.waitingCount == 0)
+        // A deadline of exactly now has come too: the wait throws without waiting for the clock.
+        let atNow = Task { try await semaphore.wait(until: clock.now, clock: clock) }
+        await #expect(throws: TimeoutError.self) { try await atNow.value(within: 10) }
         #expect(semaphore.waitingCount == 0)
         await #expect(throws: TimeoutError.self) { try await semaphore.wait(timeout: .zero) }
         await #expect(throws: TimeoutError.self) { try await semaphore.wait(timeout: .seconds(-3)) }
