@@ -206,6 +206,29 @@ struct ConcurrentMapTests {
         #expect(source.mostOutstanding <= 4)
     }
 
+    @Test(
+        "Width 1 runs every call in the calling task itself; a wider one in child tasks, for all three methods",
+        arguments: [1, 3])
+    func widthOneRunsInTheCallingTask(width: Int) async throws {
+        /// The running task, as a number that tells tasks apart while they live.
+        @Sendable func currentTask() -> Int { withUnsafeCurrentTask { $0!.hashValue } }
+        let caller = currentTask()
+        let mapped = try await [1, 2, 3, 4].concurrentMap(maxConcurrency: width) { _ in currentTask() }
+        let compactMapped = try await [1, 2, 3, 4].concurrentCompactMap(maxConcurrency: width) { _ in currentTask() }
+        let visited = Locked<[Int]>([])
+        try await [1, 2, 3, 4].concurrentForEach(maxConcurrency: width) { _ in
+            visited.withValue { $0.append(currentTask()) }
+        }
+        for (method, tasks) in [("map", mapped), ("compactMap", compactMapped), ("forEach", visited.get())] {
+            #expect(tasks.count == 4, "\(method)")
+            if width == 1 {
+                #expect(tasks.allSatisfy { $0 == caller }, "\(method) runs in the calling task")
+            } else {
+                #expect(!tasks.contains(caller), "\(method) runs in child tasks")
+            }
+        }
+    }
+
     @Test("An empty sequence, and fewer elements than the width, give what map gives", arguments: [1, 2, 16])
     func shortSequences(width: Int) async throws {
         #expect(try await [Int]().concurrentMap(maxConcurrency: width) { $0 } == [])
