@@ -36,6 +36,23 @@ struct WaiterQueueTests {
         #expect(drained == expected)
     }
 
+    @Test(
+        "The IDs a queue holds follow its waiters: none once emptied, by pops or by removals, and a bounded number in a storm"
+    )
+    func storedIDsFollowTheWaiters() {
+        var queue = WaiterQueue<Int>()
+        for id in 0..<10 { queue.append(id, id: UInt64(id)) }
+        for _ in 0..<10 { _ = queue.popFirst() }
+        #expect(queue.storedIDs == 0, "emptied by pops")
+        for id in 10..<20 { queue.append(id, id: UInt64(id)) }
+        for id in 10..<20 { _ = queue.remove(id: UInt64(id)) }
+        #expect(queue.storedIDs == 0, "emptied by removals")
+        for id in 0..<5_000 { queue.append(id, id: UInt64(id)) }
+        for id in 0..<5_000 where id % 500 != 0 { _ = queue.remove(id: UInt64(id)) }
+        #expect(queue.count == 10)
+        #expect(queue.storedIDs <= 2 * 10 + 64, "a storm of removals leaves \(queue.storedIDs) IDs")
+    }
+
     /// A compaction once the front has moved on (waiters were popped, fewer than the 64 after
     /// which the consumed prefix is dropped anyway): the survivors stay, in order, and the front
     /// starts at the first of them.

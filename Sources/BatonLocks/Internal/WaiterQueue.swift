@@ -13,6 +13,9 @@ struct WaiterQueue<Element> {
     /// The waiters still queued.
     var count: Int { entries.count }
 
+    /// IDs the queue holds, consumed or not (for tests: its memory follows its waiters).
+    var storedIDs: Int { order.count }
+
     /// Queues a waiter at the back.
     mutating func append(_ element: Element, id: UInt64) {
         order.append(id)
