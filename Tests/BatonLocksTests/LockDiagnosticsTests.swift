@@ -305,6 +305,16 @@ struct LockDiagnosticsTests {
         #expect(onThread { _ = b.tryWithLock { c.withLock {} } })
         #expect(onThread { c.withLock { b.withLock {} } })
         #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 1)
+
+        // A reader-writer lock tried on either side is held all the same.
+        let rw = ReadWriteLock(name: "\(prefix)-rw")
+        let d = Lock(name: "\(prefix)-d")
+        let e = Lock(name: "\(prefix)-e")
+        #expect(onThread { _ = rw.tryWithWriteLock { d.withLock {} } })
+        #expect(onThread { d.withLock { rw.withWriteLock {} } })
+        #expect(onThread { _ = rw.tryWithReadLock { e.withLock {} } })
+        #expect(onThread { e.withLock { rw.withReadLock {} } })
+        #expect(DiagnosticsCapture.reports(about: prefix).compactMap(\.inversion).count == 3)
     }
 
     @Test("A timed try gives up instead of deadlocking, so it records no order; locks taken under it still do")
