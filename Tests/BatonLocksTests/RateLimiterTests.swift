@@ -46,6 +46,30 @@ struct RateLimiterTests {
         _ = await task.result
     }
 
+    /// A waiter whose task runs on an executor the test holds still: granted its permits, it
+    /// cannot return before the test cancels it, and then gives them back.
+    struct HeldWaiter {
+        let task: Task<Void, any Error>
+        let letGo: @Sendable () -> Void
+
+        /// Cancels the task and lets it run: it ends cancelled, having given back what it was
+        /// granted.
+        func cancel(sourceLocation: SourceLocation = #_sourceLocation) async {
+            task.cancel()
+            letGo()
+            #expect(await WaitOutcome { try await task.value } == .cancelled, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Starts a ``HeldWaiter`` for `count` permits; returns when it waits.
+    func queueHeld(_ count: Int, on limiter: RateLimiter) async -> HeldWaiter {
+        let before = limiter.waitingCount
+        let executor = HoldableExecutor()
+        let task = Task(executorPreference: executor) { try await limiter.acquire(count) }
+        #expect(await waitUntil { limiter.waitingCount == before + 1 })
+        return HeldWaiter(task: task, letGo: executor.hold())
+    }
+
     @Test("The bucket starts full: the burst is granted at once, then the next waits for its permit")
     func burstThenWait() async throws {
         let clock = TestClock()
@@ -211,17 +235,10 @@ struct RateLimiterTests {
         // one rather than filling it.
         let limiter = RateLimiter(permits: 1, per: .seconds(1), burst: 3, clock: clock)
         #expect(limiter.tryAcquire(3))
-        // The first waiter runs on an executor the test holds still: granted, it cannot return
-        // before the test cancels it.
-        let executor = HoldableExecutor()
-        let granted = Task(executorPreference: executor) { try await limiter.acquire(2) }
-        #expect(await waitUntil { limiter.waitingCount == 1 })
-        let letGo = executor.hold()
+        let granted = await queueHeld(2, on: limiter)
         await clock.advance(by: .milliseconds(2_500))
         #expect(await waitUntil { limiter.waitingCount == 0 })
-        granted.cancel()
-        letGo()
-        #expect(await WaitOutcome { try await granted.value } == .cancelled)
+        await granted.cancel()
         // Exactly the two permits are back: no more (half of the next one has accrued).
         #expect(limiter.tryAcquire(2))
         #expect(!limiter.tryAcquire(1))
@@ -232,18 +249,13 @@ struct RateLimiterTests {
         let clock = TestClock()
         let limiter = RateLimiter(permits: 1, per: .seconds(1), burst: 3, clock: clock)
         #expect(limiter.tryAcquire(3))
-        let executor = HoldableExecutor()
-        let granted = Task(executorPreference: executor) { try await limiter.acquire(2) }
-        #expect(await waitUntil { limiter.waitingCount == 1 })
+        let granted = await queueHeld(2, on: limiter)
         let order = Locked<[String]>([])
         let next = await queue("next", 2, on: limiter, into: order)
-        let letGo = executor.hold()
         // The first waiter is granted the two permits of 2 s; the next would wait until 4 s.
         await clock.advance(by: .milliseconds(2_500))
         await expectWaiting(1, on: limiter)
-        granted.cancel()
-        letGo()
-        #expect(await WaitOutcome { try await granted.value } == .cancelled)
+        await granted.cancel()
         // No clock advance: the two permits given back are the next waiter's.
         await expectServed("next", next, order: order)
         #expect(!limiter.tryAcquire(1), "the waiter took exactly the two given back")
@@ -378,19 +390,14 @@ struct RateLimiterTests {
         let clock = TestClock()
         let limiter = RateLimiter(permits: 1, per: .seconds(1), burst: 2, clock: clock)
         #expect(limiter.tryAcquire(2))
-        let executor = HoldableExecutor()
-        let granted = Task(executorPreference: executor) { try await limiter.acquire() }
-        #expect(await waitUntil { limiter.waitingCount == 1 })
-        let letGo = executor.hold()
+        let granted = await queueHeld(1, on: limiter)
         // Granted the permit that accrued at 1 s; the next accrues at 2 s.
         await clock.advance(by: .milliseconds(1_500))
         #expect(await waitUntil { limiter.waitingCount == 0 })
         // At 2.2 s its task is cancelled: the permit of 2 s and the one given back fill the
         // bucket, so the next permit accrues a whole second later, at 3.2 s.
         await clock.advance(by: .milliseconds(700))
-        granted.cancel()
-        letGo()
-        #expect(await WaitOutcome { try await granted.value } == .cancelled)
+        await granted.cancel()
         await clock.advance(by: .milliseconds(700))
         #expect(limiter.tryAcquire(2))
         await clock.advance(by: .milliseconds(200))
