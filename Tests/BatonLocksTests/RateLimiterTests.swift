@@ -228,7 +228,7 @@ struct RateLimiterTests {
         #expect(limiter.tryAcquire())
     }
 
-    @Test("A waiter granted its permits as it is cancelled gives them back, and the next waiter gets them")
+    @Test("A waiter granted its permits as it is cancelled gives them back to the bucket, exactly those")
     func grantedThenCancelledGivesBack() async throws {
         let clock = TestClock()
         // A burst above what is given back, so that the permits go back into the bucket one by
