@@ -5,9 +5,11 @@ import Testing
 
 @testable import BatonLocks
 
-// Every test runs on a `TestClock` and advances it; none sleeps for time to pass. Clock
-// advances end between two permits' instants, never on one: a timer that goes to sleep on the
-// test clock until exactly its current time would wait for the next advance.
+// Every test runs on a `TestClock` (one through `SleepRecordingClock`) and advances it; none
+// sleeps for time to pass. Clock advances end between two permits' instants, never on one: a
+// timer that goes to sleep on the test clock until exactly its current time would wait for the
+// next advance. The tests of the exact instant are the exception, and safe: there `tryAcquire`
+// reads the bucket with no timer, or the timer wakes on its deadline and needs no second sleep.
 
 @Suite("RateLimiter", .timeLimit(.minutes(1)))
 struct RateLimiterTests {
