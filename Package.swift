@@ -116,7 +116,7 @@ let package = Package(
             name: "BatonLocks",
             dependencies: ["CBatonPlatform", "BatonInternals", atomics, logging, metrics, lifecycle],
             swiftSettings: modelChecking),
-        .target(name: "BatonCache", dependencies: ["BatonLocks", "BatonInternals", atomics]),
+        .target(name: "BatonCache", dependencies: ["BatonLocks", "BatonInternals", "CBatonPlatform", atomics]),
         .target(name: "BatonJobs", dependencies: ["BatonLocks", "BatonInternals", atomics, lifecycle]),
         .target(
             name: "BatonFutures", dependencies: ["BatonLocks", "BatonInternals", atomics], swiftSettings: modelChecking),

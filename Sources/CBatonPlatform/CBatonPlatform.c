@@ -3,6 +3,7 @@
 
 uint32_t baton_lock_diagnostics_word = BATON_LOCK_DIAGNOSTICS_UNSET;
 uint32_t baton_lock_diagnostics_used_word = 0;
+_Thread_local uintptr_t baton_thread_stripe_word = 0;
 
 #if defined(__linux__)
 #include <errno.h>

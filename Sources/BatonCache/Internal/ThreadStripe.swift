@@ -1,5 +1,5 @@
 import Atomics
-import BatonInternals
+import CBatonPlatform
 
 /// A number for the calling thread, to pick the stripe of a striped structure that it writes.
 ///
@@ -10,21 +10,20 @@ import BatonInternals
 /// which stays correct and only costs the sharing.
 @usableFromInline
 enum ThreadStripe {
-    /// The calling thread's number, kept in a thread-specific slot (one lookup per call).
+    /// The calling thread's number, kept in a C thread-local (one load per call).
     @inlinable
     static var current: Int {
-        if let stored = threadStripeSlot.word {
-            // Stored plus one, so that no thread's slot is nil.
-            return Int(bitPattern: stored) &- 1
-        }
-        return assign()
+        let stored = baton_thread_stripe()
+        // Stored plus one, so that 0 means "none yet".
+        guard stored != 0 else { return assign() }
+        return Int(bitPattern: stored) &- 1
     }
 
     /// Gives the calling thread the next number.
     @usableFromInline
     static func assign() -> Int {
         let number = nextNumber.loadThenWrappingIncrement(ordering: .relaxed)
-        threadStripeSlot.setWord(UnsafeRawPointer(bitPattern: number &+ 1))
+        baton_set_thread_stripe(UInt(bitPattern: number &+ 1))
         return number
     }
 
@@ -39,7 +38,3 @@ enum ThreadStripe {
         return count
     }
 }
-
-/// The slot that holds each thread's number (plus one).
-@usableFromInline
-let threadStripeSlot = ThreadSlot.words()

@@ -22,6 +22,19 @@ static inline uintptr_t baton_thread_pointer(void) {
 }
 #endif
 
+/// The calling thread's stripe number plus one, 0 until the thread is given one: a C
+/// thread-local, read with one instruction where a pthread key costs a call (and a Swift global
+/// holding the key a lazy-initialisation check). `ThreadStripe` in BatonCache owns it.
+extern _Thread_local uintptr_t baton_thread_stripe_word;
+
+static inline uintptr_t baton_thread_stripe(void) {
+    return baton_thread_stripe_word;
+}
+
+static inline void baton_set_thread_stripe(uintptr_t value) {
+    baton_thread_stripe_word = value;
+}
+
 /// Entry points of the Swift concurrency runtime, exported by it for compiled code and the
 /// standard library (`withUnsafeCurrentTask`, `UnsafeCurrentTask.isCancelled` and
 /// `Task.currentPriority` call them): the running task, `NULL` outside a task, whether a task
