@@ -44,7 +44,9 @@ struct CacheCounters {
     // then retained the lock object on every read.
     @usableFromInline @inline(never)
     func increment(_ counter: Counter, by amount: Int) {
-        let slot = (ThreadStripe.current & stripeMask) * Self.stride + counter.rawValue
+        // Wrapping arithmetic: the stripe is masked and the counter a small raw value, so
+        // neither can overflow, and the checks cost instructions on every count.
+        let slot = (ThreadStripe.current & stripeMask) &* Self.stride &+ counter.rawValue
         // Statistics need no ordering with anything else; relaxed is the cheapest atomic add.
         UnsafeAtomic<Int>(at: storage + slot).wrappingIncrement(by: amount, ordering: .relaxed)
     }

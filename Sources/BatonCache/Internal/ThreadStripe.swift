@@ -19,8 +19,9 @@ enum ThreadStripe {
         return Int(bitPattern: stored) &- 1
     }
 
-    /// Gives the calling thread the next number.
-    @usableFromInline
+    /// Gives the calling thread the next number. Once per thread: kept out of line, so that
+    /// the callers of ``current`` do not save registers for it on every call.
+    @usableFromInline @inline(never)
     static func assign() -> Int {
         let number = nextNumber.loadThenWrappingIncrement(ordering: .relaxed)
         baton_set_thread_stripe(UInt(bitPattern: number &+ 1))
