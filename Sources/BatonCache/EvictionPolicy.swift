@@ -43,12 +43,13 @@ public enum EvictionPolicy: Sendable, Hashable, CustomStringConvertible {
     /// not what was written last; SIEVE suits such a cache better.
     ///
     /// Cost: a hit still needs only the shard's shared (read) lock, like SIEVE's: it sets the
-    /// visited bit (if clear) and bumps four one-byte sketch counters with relaxed atomic
-    /// loads and stores (none once they saturate at 15, as a hot key's do), which costs one more
-    /// hash of the key. A miss bumps them too. The sketch takes 32 bytes per entry the shard
-    /// holds (rounded up to a power of two); an eviction compares two estimates; aging halves
-    /// the sketch in one pass under the exclusive lock, amortised to about three counters per
-    /// lookup. Concurrent lookups may each miss the other's bump of a shared counter: the
+    /// visited bit (if clear) and raises those of the key's four 4-bit sketch counters that hold
+    /// its estimate, all in one cache line, with relaxed atomic loads and stores (none once they
+    /// saturate at 15, as a hot key's do), which costs one more hash of the key. A miss counts
+    /// too. The sketch takes 8 bytes per entry the shard holds (rounded up to a power of two;
+    /// 4 KiB at least); an eviction compares two estimates; aging halves the sketch in one pass
+    /// under the exclusive lock, amortised to under two counters per lookup. Concurrent lookups
+    /// may each miss the other's raise of a counter, or of the other counter in its byte: the
     /// sketch is an estimate, and the loss only rounds it down.
     case tinyLFU
 
