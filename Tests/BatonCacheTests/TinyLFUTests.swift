@@ -436,7 +436,11 @@ struct FrequencySketchTests {
             #expect(sketch.counter(at: even) == 15 && sketch.counter(at: odd) == 8, "at \(even)")
             // The byte holds both: the even counter in its low 4 bits.
             #expect(sketch.counters.load(even / 2) == 15 | 8 << 4, "at \(even)")
-            while sketch.raise(odd) {}
+            // Seven raises take 8 to 15; the eighth must refuse (a bounded loop, so that a
+            // counter that never saturates fails here rather than spinning).
+            var raises = 0
+            while raises < 20 && sketch.raise(odd) { raises += 1 }
+            #expect(raises == 7, "at \(even)")
             #expect(sketch.counter(at: even) == 15 && sketch.counter(at: odd) == 15, "at \(even)")
         }
     }
