@@ -14,11 +14,12 @@ import Atomics
 /// of remembering forever.
 ///
 /// A counter is 4 bits, two to a byte, so the sketch is 8 bytes an entry. Its size is its
-/// cost: a lookup of a key outside the hot set reads and writes a random line of it. The sketch
-/// this one replaced, a byte a counter and 8 a row (32 bytes an entry), made TinyLFU's lookups
-/// 1.6 to 1.9 times SIEVE's on one thread in the bench's 90/10 mix over a million keys with
-/// 100,000 cached; this one, 1.4 to 1.6 times, with hit ratios within 0.001 of the old one's
-/// on the bench's twelve streams (conservative update makes up for the fewer counters).
+/// cost: a lookup of a key outside the hot set reads and writes a random line of it. With the
+/// sketch this one replaced, a byte a counter and 8 a row (32 bytes an entry), TinyLFU's
+/// operations took 1.6 to 1.9 times SIEVE's on one thread (the bench's 90/10 mix over a million
+/// keys, 100,000 cached); with this one, 1.40 to 1.44 times, in the same processes. Its hit
+/// ratios on the bench's twelve streams are at or above the old one's (by up to 0.004):
+/// conservative update makes up for the fewer counters.
 ///
 /// A key's four counters lie in one 64-byte block, the hash's low bits choosing the block, each
 /// row a quarter of it (32 counters, 16 bytes) and the hash's high bits the counter in each
