@@ -17,7 +17,7 @@ import Atomics
 /// cost: a lookup of a key outside the hot set reads and writes a random line of it. With the
 /// sketch this one replaced, a byte a counter and 8 a row (32 bytes an entry), TinyLFU's
 /// operations took 1.6 to 1.9 times SIEVE's on one thread (the bench's 90/10 mix over a million
-/// keys, 100,000 cached); with this one, 1.40 to 1.44 times, in the same processes. Its hit
+/// keys, 100,000 cached); with this one, 1.40 to 1.44 times, the two builds alternating. Its hit
 /// ratios on the bench's twelve streams are at or above the old one's (by up to 0.004):
 /// conservative update makes up for the fewer counters.
 ///
