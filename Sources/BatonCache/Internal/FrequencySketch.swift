@@ -125,7 +125,7 @@ struct FrequencySketch {
     }
 
     /// Sets the counter at `position` to `value` (0 to 15), leaving the other counter of its
-    /// byte as it is. For the exclusive paths and tests.
+    /// byte as it is. Not atomic as a whole: for tests, which own the sketch alone.
     @inlinable
     func setCounter(_ value: UInt8, at position: Int) {
         let shift = Self.shift(position)
