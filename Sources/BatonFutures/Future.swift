@@ -319,6 +319,7 @@ public final class Future<Value: Sendable> {
     /// Honours task cancellation: if the awaiting task is cancelled, the future is cancelled
     /// (stopping its work) and this throws `CancellationError`, unless the future completed
     /// first.
+    @inlinable
     public var value: Value {
         get async throws {
             if let outcome = result { return try outcome.get() }

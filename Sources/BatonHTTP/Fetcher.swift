@@ -249,7 +249,7 @@ public final class Fetcher {
     ///   with ``FetcherShutDownError`` when the fetcher was shut down before the request was
     ///   taken or answered, or with `CancellationError`.
     public func body(of request: some Fetchable) -> Future<Data> {
-        fetch(request, answering: Self.body, classify: FetcherCounts.Answer.of(body:))
+        fetch(request.fetchRequest, answering: Self.body, classify: FetcherCounts.Answer.of(body:))
     }
 
     /// The body of a 2xx response; anything else as a failure.
@@ -287,7 +287,7 @@ public final class Fetcher {
     /// - Returns: A future that succeeds with the response or the error; it fails only with
     ///   `CancellationError`, when it (or the task awaiting its `value`) is cancelled.
     public func result(of request: some Fetchable) -> Future<URLResult> {
-        fetch(request, answering: { $0 }, classify: FetcherCounts.Answer.of)
+        fetch(request.fetchRequest, answering: { $0 }, classify: FetcherCounts.Answer.of)
     }
 
     /// The one path of ``body(of:)`` and ``result(of:)``: the caller's future is made from the
@@ -296,12 +296,17 @@ public final class Fetcher {
     /// A request that gets one attempt (no retries: a policy of one attempt, or a method that is
     /// not idempotent) is two futures: its attempt's, which a coalesced GET's callers share,
     /// and the caller's. Retries add their driver between them.
+    ///
+    /// It takes the `URLRequest`, not the caller's `Fetchable`: generic over the answer's type
+    /// alone, it is specialised for `Data` and `URLResult` at its two call sites, and so is every
+    /// future operation in it. Generic over the `Fetchable` too, it ran unspecialised (the
+    /// public methods are generic and not inlinable), and each of its generic types cost a
+    /// runtime metadata lookup.
     private func fetch<Value: Sendable>(
-        _ fetchable: some Fetchable,
+        _ request: URLRequest,
         answering transform: @escaping @Sendable (Result<URLResult, any Error>) -> Result<Value, any Error>,
         classify: @escaping @Sendable (Result<Value, any Error>) -> FetcherCounts.Answer
     ) -> Future<Value> {
-        let request = fetchable.fetchRequest
         let method = (request.httpMethod ?? "GET").uppercased()
         let url = method == "GET" ? request.url : nil
         if let url, let cache, let data = cache.value(forKey: url), !isShutDown {
