@@ -77,6 +77,30 @@ public final class ReadWriteLock {
         return try body()
     }
 
+    /// The handle of the lock's state, for a structure of this package that keeps it beside
+    /// its own hot fields and passes it back to ``withReadLock(through:of:file:line:_:)``.
+    @inlinable package var platformLock: PlatformRWLock { rwlock }
+
+    /// ``withReadLock(file:line:_:)`` on `lock`, through its ``platformLock`` kept by the
+    /// caller: the state's address comes from the caller's own fields, and `lock` itself is
+    /// loaded only while diagnostics are on, so the compare-and-swap waits for one dependent
+    /// cache line fewer. While diagnostics are on, this is `lock.withReadLock` itself, the
+    /// same acquisition and release in every report and statistic.
+    ///
+    /// - Precondition: `platform` is `lock`'s ``platformLock``.
+    @inlinable
+    package static func withReadLock<Result>(
+        through platform: PlatformRWLock, of lock: @autoclosure () -> ReadWriteLock,
+        file: StaticString = #fileID, line: UInt = #line, _ body: () -> Result
+    ) -> Result {
+        if _slowPath(baton_lock_diagnostics() != 0) {
+            return lock().withReadLock(file: file, line: line, body)
+        }
+        platform.lockRead()
+        defer { platform.unlockRead() }
+        return body()
+    }
+
     /// Runs `body` while holding the lock exclusively, and returns its result.
     ///
     /// Waits until no reader or writer holds the lock; readers that arrive meanwhile wait

@@ -424,26 +424,42 @@ struct FrequencySketchTests {
         #expect(aged == values.map { $0 >> 1 })
     }
 
-    @Test("Two counters share a byte, and neither's increments reach the other, up to 15 and no further")
+    @Test("Two counters share a byte; an increment raises its key's counter in its own 4 bits, up to 15 and no more")
     func countersShareAByte() {
         let sketch = FrequencySketch(capacity: 16)
         defer { sketch.deallocate() }
-        for even in [0, 6, sketch.counterCount - 2] {
-            let odd = even + 1
-            sketch.setCounter(13, at: even)
-            sketch.setCounter(7, at: odd)
-            #expect(sketch.raise(even) && sketch.raise(even))
-            #expect(!sketch.raise(even), "a counter at 15 was raised")
-            #expect(sketch.raise(odd))
-            #expect(sketch.counter(at: even) == 15 && sketch.counter(at: odd) == 8, "at \(even)")
+        // A key whose first counter is the even one of its byte, and one whose first counter is
+        // the odd one: a raise must add one in its own half of the byte either way.
+        let even = (0..<1_000).first { sketch.positions($0).0 % 2 == 0 }!
+        let odd = (0..<1_000).first { sketch.positions($0).0 % 2 == 1 }!
+        for hash in [even, odd] {
+            let (a, b, c, d) = sketch.positions(hash)
+            let mine = [a, b, c, d]
+            // Each counter's neighbour is the other counter of its byte; each row's neighbour
+            // holds another value, so that no row's byte could pass for another's.
+            let neighbours: [UInt8] = [7, 8, 9, 10]
+            for (position, neighbour) in zip(mine, neighbours) {
+                sketch.setCounter(13, at: position)
+                sketch.setCounter(neighbour, at: position ^ 1)
+            }
+            sketch.increment(hash)
+            sketch.increment(hash)
+            #expect(mine.map { sketch.counter(at: $0) } == [15, 15, 15, 15], "hash \(hash)")
+            #expect(mine.map { sketch.counter(at: $0 ^ 1) } == neighbours, "hash \(hash)")
             // The byte holds both: the even counter in its low 4 bits.
-            #expect(sketch.counters.load(even / 2) == 15 | 8 << 4, "at \(even)")
-            // Seven raises take 8 to 15; the eighth must refuse (a bounded loop, so that a
-            // counter that never saturates fails here rather than spinning).
-            var raises = 0
-            while raises < 20 && sketch.raise(odd) { raises += 1 }
-            #expect(raises == 7, "at \(even)")
-            #expect(sketch.counter(at: even) == 15 && sketch.counter(at: odd) == 15, "at \(even)")
+            #expect(sketch.counters.load(a / 2) == (a % 2 == 0 ? 15 | 7 << 4 : 7 | 15 << 4), "hash \(hash)")
+            // Saturated: a third increment changes nothing.
+            sketch.increment(hash)
+            #expect(mine.map { sketch.counter(at: $0) } == [15, 15, 15, 15], "hash \(hash)")
+            #expect(mine.map { sketch.counter(at: $0 ^ 1) } == neighbours, "hash \(hash)")
+            // Beside saturated neighbours, the last raise to 15 carries nothing into them.
+            for position in mine {
+                sketch.setCounter(14, at: position)
+                sketch.setCounter(15, at: position ^ 1)
+            }
+            sketch.increment(hash)
+            #expect(mine.map { sketch.counter(at: $0) } == [15, 15, 15, 15], "hash \(hash)")
+            #expect(mine.map { sketch.counter(at: $0 ^ 1) } == [15, 15, 15, 15], "hash \(hash)")
         }
     }
 

@@ -13,11 +13,19 @@ import BatonLocks
 /// lines that every reader shares.
 @usableFromInline
 final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
-    @usableFromInline let lock = ReadWriteLock(name: "MemoryCache.shard")
+    // A shared lookup reads `platformLock` and the first fields of `state` (see
+    // ``ShardStorage``): they come first, 48 bytes of the object, ahead of `lock`, which the
+    // lookup reads only while diagnostics are on.
+    /// `lock`'s state handle, kept here so that a lookup finds the lock's word with one load
+    /// from this object instead of two (this object's `lock`, then that object's handle).
+    @usableFromInline let platformLock: PlatformRWLock
     /// Guarded by `lock`. The lock, not the runtime's exclusivity check, keeps accesses apart.
     @exclusivity(unchecked) @usableFromInline var state: ShardStorage<Key, Value>
+    @usableFromInline let lock: ReadWriteLock
 
     init(policy: EvictionPolicy, expiry: Expiry, budget: CacheBudget) {
+        lock = ReadWriteLock(name: "MemoryCache.shard")
+        platformLock = lock.platformLock
         state = ShardStorage(policy: policy, expiry: expiry, budget: budget)
     }
 
@@ -35,10 +43,10 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable> {
     /// It reads the state field by field (`state.index`, `state.visited`) rather than calling a
     /// method of the state: a method needs the whole struct, which the optimiser copies out of
     /// the class first — six reference-count operations on lines every reader shares.
-    @inlinable
+    @inlinable @inline(__always)
     func lookupShared(_ key: Key, hash: Int, now: Int64) -> Lookup<Value> {
-        lock.withReadLock {
-            if let sketch = state.sketch { sketch.increment(hash) }
+        ReadWriteLock.withReadLock(through: platformLock, of: lock) {
+            if state.policy == .tinyLFU, let sketch = state.sketch { sketch.increment(hash) }
             let index = state.index
             let bucket = index.find(key, hash: hash)
             guard bucket >= 0 else { return .miss }

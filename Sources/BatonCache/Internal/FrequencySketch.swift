@@ -40,7 +40,7 @@ struct FrequencySketch {
     /// Block-major, two counters a byte, the even one in the low 4 bits: block `k` holds
     /// counters `k * 128 ..< (k + 1) * 128` (bytes `k * 64 ..< (k + 1) * 64`), row `r`'s quarter
     /// of it from counter `k * 128 + r * 32`. Aligned to 64 bytes, so that a block is one cache
-    /// line. Read and written through ``counter(at:)``, ``setCounter(_:at:)`` and ``raise(_:)``.
+    /// line. Read and written through ``counter(at:)``, ``setCounter(_:at:)`` and ``increment(_:)``.
     @usableFromInline let counters: AtomicSlots<UInt8>
     /// Increments that raised some counter since the last halving (relaxed, lossy like the
     /// counters).
@@ -136,30 +136,30 @@ struct FrequencySketch {
     /// Counts one request for the key with this hash: raises the counters that hold its
     /// estimate, unless they are saturated, and then counts a sample. Shared: relaxed atomics
     /// only.
+    ///
+    /// Each of the four bytes is loaded once, and a raised byte is stored as loaded plus one in
+    /// its counter's 4 bits: below 15 (the estimate is below 15), one more carries nothing into
+    /// the byte's other counter. A raise by another thread between the load and the store is
+    /// lost, as increments of a count-min sketch may be; a counter never wraps, and never
+    /// changes its neighbour.
     @inlinable
     func increment(_ hash: Int) {
         let (a, b, c, d) = positions(hash)
-        let (countA, countB, countC, countD) = (counter(at: a), counter(at: b), counter(at: c), counter(at: d))
+        let (byteA, byteB, byteC, byteD) = (
+            counters.load(a >> 1), counters.load(b >> 1), counters.load(c >> 1), counters.load(d >> 1)
+        )
+        let countA = (byteA >> Self.shift(a)) & 15
+        let countB = (byteB >> Self.shift(b)) & 15
+        let countC = (byteC >> Self.shift(c)) & 15
+        let countD = (byteD >> Self.shift(d)) & 15
         let least = min(min(countA, countB), min(countC, countD))
         guard least < Self.maximum else { return }
         // Conservative update: only the counters at the estimate are raised.
-        if countA == least { _ = raise(a) }
-        if countB == least { _ = raise(b) }
-        if countC == least { _ = raise(c) }
-        if countD == least { _ = raise(d) }
+        if countA == least { counters.store(byteA &+ (1 << Self.shift(a)), at: a >> 1) }
+        if countB == least { counters.store(byteB &+ (1 << Self.shift(b)), at: b >> 1) }
+        if countC == least { counters.store(byteC &+ (1 << Self.shift(c)), at: c >> 1) }
+        if countD == least { counters.store(byteD &+ (1 << Self.shift(d)), at: d >> 1) }
         samples.store(samples.load(0) &+ 1, at: 0)
-    }
-
-    /// Adds one to the counter at `position` unless it is saturated; returns whether it did.
-    @inlinable
-    func raise(_ position: Int) -> Bool {
-        let shift = Self.shift(position)
-        let byte = counters.load(position >> 1)
-        let count = (byte >> shift) & 15
-        guard count < Self.maximum else { return false }
-        // Below 15, one more carries nothing into the byte's other counter.
-        counters.store(byte &+ (1 << shift), at: position >> 1)
-        return true
     }
 
     /// The estimated requests for the key with this hash since about the last halving.

@@ -27,10 +27,12 @@ struct ShardIndex<Key: Hashable, Value> {
     /// The buckets, ``stride`` bytes each: the key's hash (`Int`), its slot (`Int32`, ``noSlot``
     /// while the bucket is empty), then the key and the value, initialized only while full.
     @usableFromInline var base: UnsafeMutableRawPointer
-    /// The number of buckets minus one (a power of two minus one).
-    @usableFromInline var mask: Int
-    /// `Int.bitWidth` minus log2 of the number of buckets: the shift that leaves the top bits.
-    @usableFromInline var shift: Int
+    /// The number of buckets minus one (a power of two minus one), and `Int.bitWidth` minus
+    /// log2 of the number of buckets (the shift that leaves the hash's top bits): 32 bits each,
+    /// so that with ``base`` they fill two words and a lookup reads them from one cache line
+    /// of the shard. A bucket number fits in 32 bits anyway (``bucketOfSlot`` keeps them so).
+    @usableFromInline var bucketMask: Int32
+    @usableFromInline var homeShift: Int32
     /// Entries stored.
     @usableFromInline var count = 0
     /// For each slot of the shard's slab, the bucket of its entry; ``noSlot`` for a free slot
@@ -42,7 +44,7 @@ struct ShardIndex<Key: Hashable, Value> {
     /// An empty index; it grows as entries come.
     @usableFromInline
     init() {
-        (base, mask, shift) = Self.allocateBuckets(Self.minimumBuckets)
+        (base, bucketMask, homeShift) = Self.allocateBuckets(Self.minimumBuckets)
         slotCapacity = Self.minimumBuckets
         bucketOfSlot = .allocate(capacity: slotCapacity)
         bucketOfSlot.initialize(repeating: noSlot, count: slotCapacity)
@@ -87,16 +89,22 @@ struct ShardIndex<Key: Hashable, Value> {
         (offset + alignment - 1) & ~(alignment - 1)
     }
 
-    /// `buckets` empty buckets (a power of two, at least ``minimumBuckets``).
+    /// The number of buckets minus one.
+    @inlinable var mask: Int { Int(bucketMask) }
+
+    /// The shift that leaves a spread hash's top bits: `Int.bitWidth` minus log2 of the buckets.
+    @inlinable var shift: Int { Int(homeShift) }
+
+    /// `buckets` empty buckets (a power of two, at least ``minimumBuckets``, at most 2^31).
     @usableFromInline
-    static func allocateBuckets(_ buckets: Int) -> (base: UnsafeMutableRawPointer, mask: Int, shift: Int) {
+    static func allocateBuckets(_ buckets: Int) -> (base: UnsafeMutableRawPointer, mask: Int32, shift: Int32) {
         let base = UnsafeMutableRawPointer.allocate(byteCount: buckets * stride, alignment: alignment)
         for bucket in 0..<buckets {
             let address = base + bucket * stride
             address.storeBytes(of: 0, as: Int.self)
             address.storeBytes(of: noSlot, toByteOffset: slotOffset, as: Int32.self)
         }
-        return (base, buckets - 1, Int.bitWidth - buckets.trailingZeroBitCount)
+        return (base, Int32(buckets - 1), Int32(Int.bitWidth - buckets.trailingZeroBitCount))
     }
 
     @inlinable
@@ -135,8 +143,10 @@ struct ShardIndex<Key: Hashable, Value> {
         address(bucket).load(as: Int.self)
     }
 
-    /// The bucket holding `key`, whose `hashValue` is `hash`, or -1 if it is absent.
-    @inlinable
+    /// The bucket holding `key`, whose `hashValue` is `hash`, or -1 if it is absent. Always
+    /// inlined: a call, with its saved registers, costs a lookup about a tenth of its
+    /// instructions.
+    @inlinable @inline(__always)
     func find(_ key: Key, hash: Int) -> Int {
         var bucket = home(hash)
         while true {
@@ -261,7 +271,7 @@ struct ShardIndex<Key: Hashable, Value> {
     mutating func grow() {
         let oldBase = base
         let oldMask = mask
-        (base, mask, shift) = Self.allocateBuckets((oldMask + 1) * 2)
+        (base, bucketMask, homeShift) = Self.allocateBuckets((oldMask + 1) * 2)
         for source in 0...oldMask {
             let from = oldBase + source * Self.stride
             let slot = from.load(fromByteOffset: Self.slotOffset, as: Int32.self)

@@ -11,8 +11,12 @@ import Atomics
 ///
 /// Darwin: a heap-allocated `pthread_rwlock_t` (Darwin's implementation already prefers
 /// writers). Linux: glibc's default rwlock prefers readers, so this is a futex lock of its own.
+///
+/// Package-visible as a type only, so that a structure of this package can keep a lock's handle
+/// beside its own fields (see `ReadWriteLock.withReadLock(through:of:file:line:_:)`); its
+/// operations stay internal to BatonLocks.
 @usableFromInline
-struct PlatformRWLock {
+package struct PlatformRWLock {
     #if canImport(Darwin)
     @usableFromInline let storage: UnsafeMutablePointer<pthread_rwlock_t>
 
