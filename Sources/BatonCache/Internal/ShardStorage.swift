@@ -41,7 +41,7 @@ struct ShardStorage<Key: Hashable, Value> {
     // `sketch` point to are written under the read lock too. The `let`s never change.
     //
     // A shared lookup reads the policy, `mayExpire`, `visited` and the index's first two words,
-    // so they come first: with the shard's lock reference before them, 48 bytes of the shard
+    // so they come first: with the handle of the shard's lock before them, 48 bytes of the shard
     // object, one or two cache lines rather than the four they were spread over.
     @usableFromInline let policy: EvictionPolicy
     /// Whether any entry of this shard can expire: the cache has a time limit, or an entry was
