@@ -8,7 +8,10 @@ import Testing
 /// own tracked acquisition.
 @Suite("A cache's shard locks under lock diagnostics")
 struct ShardLockDiagnosticsTests {
-    @Test("With statistics on, each lookup counts one acquisition of its shard's lock, under SIEVE and under TinyLFU")
+    @Test(
+        "With statistics on, each lookup counts one acquisition of its shard's lock, under SIEVE and under TinyLFU",
+        .timeLimit(.minutes(1))
+    )
     func lookupsAreCounted() async {
         // In a process of its own: the statistics are global, and no other test's cache may
         // count acquisitions under the same name meanwhile.
